@@ -1,0 +1,45 @@
+"""The `perfmodel` command line. Exit status: 0 success, 1 illegal configuration, 2 usage error."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import PerfmodelError
+
+# Each subcommand is a module in perfmodel.commands (NAME, HELP, add_arguments, run).
+COMMANDS = ["gpus", "check"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, no usage dump
+        sys.stderr.write(f"perfmodel: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="perfmodel", description="Predict, check and tune TensorCore GEMM kernels "
+                                                   "on NVIDIA Hopper and Blackwell GPUs.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        mod = importlib.import_module(f"perfmodel.commands.{name}")
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._run(args))
+    except PerfmodelError as exc:
+        sys.stderr.write(f"perfmodel: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("perfmodel: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Flags shared by check/predict/tune, and turning them into (hardware, problem, derived config)."""
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass
+
+from ..config import Derived, KernelConfig, derive
+from ..errors import ConfigError, PerfmodelError
+from ..hardware import HardwareSpec, load_hardware
+from ..problem import DTYPE_PRESETS, GemmProblem, make_problem
+
+
+def add_problem_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gpu", required=True, help="GPU name (see `perfmodel gpus`) or a hardware TOML path")
+    p.add_argument("--problem", required=True, metavar="MxNxK", help="GEMM shape, e.g. 8192x8192x8192")
+    p.add_argument("--dtype", default="bf16", help=f"operand types: {', '.join(DTYPE_PRESETS)}")
+    p.add_argument("--sparse", action="store_true", help="structured-sparse A (2:4; 1:2 tf32; 4:8 mxf4)")
+    p.add_argument("--a-major", choices=["k", "mn"], default="k", help="A contiguous along K (default) or M")
+    p.add_argument("--b-major", choices=["k", "mn"], default="k", help="B contiguous along K (default) or N")
+
+
+def add_knob_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="NAME", help="a canonical configuration name (overrides the knobs)")
+    p.add_argument("--tile", metavar="BMxBNxBK", help="CTA tile, e.g. 128x256x64")
+    p.add_argument("--mma", metavar="MxNxK", help="MMA instruction shape (default derived)")
+    p.add_argument("--stages", type=int, help="shared-memory pipeline stages (default: as many as fit)")
+    p.add_argument("--swizzle", choices=["0", "32", "64", "128", "128a32"], help="swizzle span for A and B")
+    p.add_argument("--cluster", metavar="MxN", help="cluster shape, e.g. 2x1")
+    p.add_argument("--cta-group", type=int, choices=[1, 2], help="tcgen05 cta_group (sm_100a)")
+    p.add_argument("--consumers", type=int, help="consumer (sm_90a) or epilogue (sm_100a) warpgroups")
+    p.add_argument("--acc-buffers", type=int, help="TMEM accumulator buffers (sm_100a)")
+    p.add_argument("--multicast", action=argparse.BooleanOptionalAction, default=None, help="TMA multicast in the cluster")
+    p.add_argument("--persistent", action=argparse.BooleanOptionalAction, default=None, help="persistent tile scheduler")
+    p.add_argument("--raster", choices=["m", "n"], help="tile raster order")
+    p.add_argument("--group-size", type=int, help="grouped tile order width (1 = plain raster)")
+    p.add_argument("--epilogue", choices=["dir", "tma"], help="epilogue: direct stores or TMA store")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+_PAIR = re.compile(r"^(\d+)x(\d+)$")
+_TRIPLE = re.compile(r"^(\d+)x(\d+)x(\d+)$")
+
+
+def _parse(text: str | None, pattern: re.Pattern, what: str):
+    if text is None:
+        return None
+    m = pattern.match(text.strip().lower())
+    if not m or min(int(g) for g in m.groups()) <= 0:
+        raise ConfigError(f"malformed {what} '{text}'")
+    return tuple(int(g) for g in m.groups())
+
+
+@dataclass(frozen=True)
+class Resolved:
+    hw: HardwareSpec
+    problem: GemmProblem
+    derived: Derived
+
+    @property
+    def config(self) -> KernelConfig:
+        return self.derived.config
+
+
+def resolve(args: argparse.Namespace) -> Resolved:
+    """Build hardware, problem and configuration from parsed flags; raises PerfmodelError on bad input."""
+    hw = load_hardware(args.gpu)
+    problem = make_problem(args.problem, args.dtype, sparse=args.sparse,
+                           a_major=args.a_major, b_major=args.b_major)
+    if getattr(args, "config", None):
+        return Resolved(hw, problem, Derived(KernelConfig.from_name(args.config), ("from --config",)))
+    derived = derive(problem, hw, _parse(args.tile, _TRIPLE, "--tile (expected BMxBNxBK)"),
+                     stages=args.stages, swizzle=args.swizzle,
+                     cluster=_parse(args.cluster, _PAIR, "--cluster (expected MxN)"),
+                     cta_group=args.cta_group, consumers=args.consumers, persistent=args.persistent,
+                     raster=args.raster, group_size=args.group_size, multicast=args.multicast,
+                     acc_buffers=args.acc_buffers, epilogue=args.epilogue,
+                     mma=_parse(args.mma, _TRIPLE, "--mma (expected MxNxK)"))
+    return Resolved(hw, problem, derived)
+
+
+__all__ = ["add_problem_arguments", "add_knob_arguments", "resolve", "Resolved", "PerfmodelError"]

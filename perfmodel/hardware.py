@@ -1,0 +1,288 @@
+"""Hardware specifications: `configs/hardware/*.toml` is the only source of hardware truth.
+
+Every value in a hardware file is a table ``key = { value = ..., source = "..." }`` so that the
+provenance of each number travels with it. Keys carry their unit (``_hz``, ``_bytes``, ``_cycles``).
+The schema below is the dataclass fields themselves: each field's metadata gives its type and range,
+and loading rejects a missing key, a wrong type, an out-of-range value or an unknown key, naming
+the file, the key and the reason.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .errors import HardwareSpecError, UnknownGpuError
+
+
+class Arch(enum.Enum):
+    SM90A = "sm_90a"
+    SM100A = "sm_100a"
+
+    @property
+    def family(self) -> str:
+        return "hopper" if self is Arch.SM90A else "blackwell"
+
+
+def _f(lo: float, hi: float, typ: type = float, optional: bool = False):
+    """A schema field: allowed type and closed range."""
+    return field(metadata={"lo": lo, "hi": hi, "type": typ, "optional": optional},
+                 default=None if optional else dataclasses.MISSING)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuSection:
+    sm_count: int = _f(1, 1024, int)
+    max_cluster_size_portable: int = _f(1, 16, int)
+    max_cluster_size_nonportable: int = _f(1, 16, int)
+    tdp_w: float = _f(50, 3000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockSection:
+    base_hz: float = _f(1e8, 5e9)
+    boost_hz: float = _f(1e8, 5e9)
+    tensor_peak_hz: float = _f(1e8, 5e9)          # the clock the datasheet peak is quoted at
+    sustained_tensor_hz: float = _f(1e8, 5e9)      # observed under sustained tensor load (power cap)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TensorCoreSection:
+    """Dense FLOP (or OP) per clock per SM for each MMA kind; sparse doubles K at equal time."""
+    f16_flops_per_clock_per_sm: float = _f(1, 1e6)
+    tf32_flops_per_clock_per_sm: float = _f(1, 1e6)
+    f8_flops_per_clock_per_sm: float = _f(1, 1e6)
+    i8_ops_per_clock_per_sm: float = _f(1, 1e6)
+    f6_flops_per_clock_per_sm: float = _f(1, 1e6, optional=True)
+    f4_flops_per_clock_per_sm: float = _f(1, 1e6, optional=True)
+    mxf8f6f4_flops_per_clock_per_sm: float = _f(1, 1e6, optional=True)
+    mxf4_flops_per_clock_per_sm: float = _f(1, 1e6, optional=True)
+    mxf4nvf4_flops_per_clock_per_sm: float = _f(1, 1e6, optional=True)
+    sparse_speedup: float = _f(1, 4)
+    mma_min_latency_cycles: float = _f(1, 1000)    # fixed pipeline latency floor of one MMA
+    mma_issue_overhead_cycles: float = _f(0, 1000)  # per-instruction issue cost on the issuing warp(s)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmemSection:
+    per_sm_bytes: int = _f(1024, 1 << 22, int)
+    per_block_optin_bytes: int = _f(1024, 1 << 22, int)
+    read_bytes_per_clock_per_sm: float = _f(1, 4096)
+    latency_cycles: float = _f(1, 1000)
+    banks: int = _f(1, 128, int)
+    bank_conflict_cycles_per_way: float = _f(0, 100)
+    reserved_per_block_bytes: int = _f(0, 65536, int)   # driver/system reservation per CTA
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegisterSection:
+    per_sm: int = _f(1024, 1 << 20, int)
+    max_per_thread: int = _f(16, 1024, int)
+    setmaxnreg_max_per_thread: int = _f(16, 1024, int)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TmemSection:
+    columns: int = _f(0, 4096, int)
+    lanes: int = _f(0, 1024, int)
+    load_bytes_per_clock_per_sm: float = _f(0, 1e5)
+
+
+@dataclass(frozen=True, kw_only=True)
+class L2Section:
+    size_bytes: int = _f(1 << 20, 1 << 32, int)
+    bandwidth_bytes_per_clock: float = _f(1, 1e6)
+    hit_latency_cycles: float = _f(1, 10000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HbmSection:
+    size_bytes: int = _f(1 << 30, 1 << 42, int)
+    bandwidth_bytes_per_s: float = _f(1e10, 1e14)
+    achievable_fraction: float = _f(0.1, 1.0)
+    latency_cycles: float = _f(1, 10000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TmaSection:
+    issue_cycles: float = _f(0, 10000)
+    latency_cycles: float = _f(1, 10000)
+    max_box_dim: int = _f(1, 4096, int)
+    bytes_per_clock_per_sm: float = _f(1, 4096)
+    multicast_issue_cycles: float = _f(0, 10000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SyncSection:
+    mbarrier_wait_cycles: float = _f(0, 10000)
+    mbarrier_arrive_cycles: float = _f(0, 10000)
+    epilogue_bytes_per_clock_per_sm: float = _f(1, 4096)
+
+
+_SECTIONS = {
+    "gpu": GpuSection, "clock": ClockSection, "tensor_core": TensorCoreSection, "smem": SmemSection,
+    "registers": RegisterSection, "tmem": TmemSection, "l2": L2Section, "hbm": HbmSection,
+    "tma": TmaSection, "sync": SyncSection,
+}
+
+
+@dataclass(frozen=True)
+class HardwareSpec:
+    name: str
+    marketing_name: str
+    arch: Arch
+    gpu: GpuSection
+    clock: ClockSection
+    tensor_core: TensorCoreSection
+    smem: SmemSection
+    registers: RegisterSection
+    tmem: TmemSection
+    l2: L2Section
+    hbm: HbmSection
+    tma: TmaSection
+    sync: SyncSection
+    path: str = field(default="", compare=False)
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    fingerprint: str = field(default="", compare=False)
+
+    @property
+    def sm_count(self) -> int:
+        return self.gpu.sm_count
+
+    def hbm_bytes_per_clock(self, clock_hz: float) -> float:
+        """Achievable HBM bytes per SM-clock cycle for the whole chip at the given clock."""
+        return self.hbm.bandwidth_bytes_per_s * self.hbm.achievable_fraction / clock_hz
+
+    def source_of(self, dotted_key: str) -> str:
+        return self.sources[dotted_key]
+
+    def with_values(self, **dotted: float) -> "HardwareSpec":
+        """A copy with some values replaced: ``spec.with_values(**{"tma.latency_cycles": 700})``.
+        Used by calibration; the fingerprint is recomputed from the new values."""
+        sections = {s: getattr(self, s) for s in _SECTIONS}
+        for key, value in dotted.items():
+            sec, _, name = key.partition(".")
+            if sec not in sections or name not in {f.name for f in dataclasses.fields(sections[sec])}:
+                raise KeyError(f"unknown hardware key '{key}'")
+            sections[sec] = dataclasses.replace(sections[sec], **{name: value})
+        new = dataclasses.replace(self, **sections)
+        return dataclasses.replace(new, fingerprint=_fingerprint_of(new))
+
+
+def config_dir() -> Path:
+    env = os.environ.get("PERFMODEL_CONFIG_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "configs"
+
+
+def hardware_dir() -> Path:
+    return config_dir() / "hardware"
+
+
+def list_gpus() -> list[str]:
+    return sorted(p.stem for p in hardware_dir().glob("*.toml"))
+
+
+def _check_value(path: str, key: str, raw: Any, meta: Mapping[str, Any]) -> Any:
+    if not isinstance(raw, dict) or "value" not in raw or "source" not in raw:
+        raise HardwareSpecError(path, key, "must be a table { value = ..., source = \"...\" }")
+    extra = set(raw) - {"value", "source", "note"}
+    if extra:
+        raise HardwareSpecError(path, key, f"unexpected fields {sorted(extra)}")
+    if not isinstance(raw["source"], str) or not raw["source"].strip():
+        raise HardwareSpecError(path, key, "source must be a non-empty string")
+    value = raw["value"]
+    typ = meta["type"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise HardwareSpecError(path, key, f"value must be a number, got {type(value).__name__}")
+    if typ is int and not (isinstance(value, int) or float(value).is_integer()):
+        raise HardwareSpecError(path, key, f"value must be an integer, got {value!r}")
+    value = typ(value)
+    if not meta["lo"] <= value <= meta["hi"]:
+        raise HardwareSpecError(path, key, f"value {value} outside [{meta['lo']}, {meta['hi']}]")
+    return value
+
+
+def _build_section(path: str, name: str, cls: type, table: Any, sources: dict[str, str]):
+    if not isinstance(table, dict):
+        raise HardwareSpecError(path, name, "missing section" if table is None else "must be a table")
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = set(table) - set(known)
+    if unknown:
+        raise HardwareSpecError(path, f"{name}.{sorted(unknown)[0]}", "unknown key")
+    kwargs = {}
+    for fname, f in known.items():
+        dotted = f"{name}.{fname}"
+        if fname not in table:
+            if f.metadata["optional"]:
+                continue
+            raise HardwareSpecError(path, dotted, "required key is missing")
+        kwargs[fname] = _check_value(path, dotted, table[fname], f.metadata)
+        sources[dotted] = table[fname]["source"]
+    return cls(**kwargs)
+
+
+def _fingerprint_of(spec: HardwareSpec) -> str:
+    parts = [spec.name, spec.arch.value] + [repr(getattr(spec, s)) for s in _SECTIONS]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def parse_hardware(text: str, path: str = "<string>") -> HardwareSpec:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise HardwareSpecError(path, "<toml>", f"not valid TOML: {exc}") from None
+    meta = doc.get("meta")
+    if not isinstance(meta, dict):
+        raise HardwareSpecError(path, "meta", "missing [meta] table with name, marketing_name, arch")
+    for key in ("name", "marketing_name", "arch"):
+        if not isinstance(meta.get(key), str):
+            raise HardwareSpecError(path, f"meta.{key}", "required string is missing")
+    try:
+        arch = Arch(meta["arch"])
+    except ValueError:
+        raise HardwareSpecError(path, "meta.arch",
+                                f"unknown arch '{meta['arch']}' (known: {[a.value for a in Arch]})") from None
+    unknown = set(doc) - set(_SECTIONS) - {"meta"}
+    if unknown:
+        raise HardwareSpecError(path, sorted(unknown)[0], "unknown section")
+    sources: dict[str, str] = {}
+    sections = {n: _build_section(path, n, c, doc.get(n), sources) for n, c in _SECTIONS.items()}
+    if arch is Arch.SM100A and sections["tmem"].columns == 0:
+        raise HardwareSpecError(path, "tmem.columns", "sm_100a parts have Tensor Memory (512 columns)")
+    if sections["clock"].boost_hz < sections["clock"].base_hz:
+        raise HardwareSpecError(path, "clock.boost_hz", "boost clock below base clock")
+    if sections["smem"].per_block_optin_bytes > sections["smem"].per_sm_bytes:
+        raise HardwareSpecError(path, "smem.per_block_optin_bytes", "exceeds smem.per_sm_bytes")
+    spec = HardwareSpec(name=meta["name"], marketing_name=meta["marketing_name"], arch=arch,
+                        path=path, sources=MappingProxyType(sources), **sections)
+    return dataclasses.replace(spec, fingerprint=_fingerprint_of(spec))
+
+
+_CACHE: dict[str, HardwareSpec] = {}
+
+
+def load_hardware(name_or_path: str | os.PathLike) -> HardwareSpec:
+    """Load a GPU by name (``h100-sxm``; ``h100_sxm`` works too) or from a TOML path."""
+    key = str(name_or_path)
+    if key in _CACHE:
+        return _CACHE[key]
+    p = Path(key)
+    if p.suffix == ".toml" or p.exists():
+        if not p.is_file():
+            raise HardwareSpecError(key, "<file>", "no such file")
+        path = p
+    else:
+        path = hardware_dir() / f"{key.replace('_', '-').lower()}.toml"
+        if not path.is_file():
+            raise UnknownGpuError(key, list_gpus())
+    spec = parse_hardware(path.read_text(), str(path))
+    _CACHE[key] = spec
+    return spec
