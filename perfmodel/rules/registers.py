@@ -1,0 +1,58 @@
+"""Registers and threads of a warp-specialised CTA: one producer warpgroup plus ``consumers``
+warpgroups (sm_90a: wgmma consumers holding the accumulators; sm_100a: epilogue warpgroups).
+
+Budget per consumer thread: the setmaxnreg ceiling of the hardware file, less NON_ACC_REGISTERS
+for everything that is not an accumulator. The whole CTA must also fit the SM's register file,
+with the producer warpgroup shrunk to PRODUCER_REGISTERS (``setmaxnreg.dec``).
+"""
+from __future__ import annotations
+
+from ..config import acc_registers_per_thread
+from ..legality import Ctx, rule
+
+WARPGROUP_THREADS = 128        # PTX ISA 9.0 §9.7.15.1: four contiguous warps
+MAX_THREADS_PER_CTA = 1024     # CUDA Programming Guide, technical specifications: all compute capabilities >= 2.0
+PRODUCER_WARPGROUPS = 1
+PRODUCER_REGISTERS = 40        # CUTLASS sm90 warp-specialised kernels: LoadRegisterRequirement = 40
+NON_ACC_REGISTERS = 32         # estimate: descriptors, addresses, loop/barrier state, epilogue temporaries
+SETMAXNREG_STEP = 8            # PTX ISA 9.0 §9.7.19.5: imm-reg-count a multiple of 8
+
+
+def consumer_registers(c: Ctx) -> int:
+    """Registers per consumer thread the kernel asks for: accumulators + overhead, rounded up to 8."""
+    need = acc_registers_per_thread(c.problem, c.cfg) + NON_ACC_REGISTERS
+    return -(-need // SETMAXNREG_STEP) * SETMAXNREG_STEP
+
+
+@rule("wgmma-acc-registers", "PTX ISA 9.0 §9.7.15.5.1.1 (D fragments: N/2 f32 per thread per m64) / §9.7.19.5 (setmaxnreg)",
+      f"sm_90a accumulator registers per consumer thread + {NON_ACC_REGISTERS} others fit the setmaxnreg ceiling")
+def wgmma_acc_registers(c: Ctx):
+    if not c.sm90 or c.cfg.consumers < 1:
+        return
+    acc = acc_registers_per_thread(c.problem, c.cfg)
+    cap = c.hw.registers.setmaxnreg_max_per_thread
+    if acc + NON_ACC_REGISTERS > cap:
+        rows = c.cfg.tile_m // c.cfg.consumers
+        yield (f"each consumer thread holds {acc} accumulator registers ({rows}x{c.cfg.tile_n} per warpgroup) "
+               f"+ {NON_ACC_REGISTERS} others > {cap} (setmaxnreg ceiling on {c.hw.name})")
+
+
+@rule("register-pool", "PTX ISA 9.0 §9.7.19.5 (setmaxnreg draws on a per-CTA pool); register file size from the hardware file",
+      f"consumer warpgroups' registers + a {PRODUCER_REGISTERS}-register producer warpgroup fit the SM register file")
+def register_pool(c: Ctx):
+    if not c.sm90 or c.cfg.consumers < 1:
+        return
+    per = consumer_registers(c)
+    total = WARPGROUP_THREADS * (c.cfg.consumers * per + PRODUCER_WARPGROUPS * PRODUCER_REGISTERS)
+    if total > c.hw.registers.per_sm:
+        yield (f"{c.cfg.consumers} consumer warpgroups x 128 threads x {per} registers + producer "
+               f"128 x {PRODUCER_REGISTERS} = {total} > {c.hw.registers.per_sm} registers per SM")
+
+
+@rule("threads-per-cta", "CUDA Programming Guide: 1024 threads per block (not PTX); warpgroup = 128 threads, PTX ISA 9.0 §9.7.15.1",
+      "(consumer warpgroups + 1 producer warpgroup) x 128 threads <= 1024 threads per CTA")
+def threads_per_cta(c: Ctx):
+    threads = (c.cfg.consumers + PRODUCER_WARPGROUPS) * WARPGROUP_THREADS
+    if threads > MAX_THREADS_PER_CTA:
+        yield (f"{c.cfg.consumers} consumer + {PRODUCER_WARPGROUPS} producer warpgroups = {threads} threads "
+               f"> {MAX_THREADS_PER_CTA} per CTA")
