@@ -168,11 +168,16 @@ def acc_registers_per_thread(problem: GemmProblem, cfg: KernelConfig) -> int:
 
 def tmem_columns(problem: GemmProblem, cfg: KernelConfig) -> int:
     """sm_100a TMEM columns: accumulators (N columns each, unpacked, §9.7.16.10.4.1) x buffers,
-    plus scale factors for block-scaled kinds (one column per 32-bit word, per stage in flight)."""
+    plus scale factors for block-scaled kinds (one column per 32-bit word, per stage in flight),
+    plus the sparsity metadata of sparse A (also in TMEM, §9.7.16.10.8: a 4-bit index per 4
+    elements for 2:4, per 2 for tf32 1:2, per 8 for mxf4 4:8; one K-tile in flight)."""
     acc = cfg.mma_n * cfg.acc_buffers
     if problem.scale_vec_size:
         per_k = -(-cfg.tile_k // problem.scale_vec_size)
         acc += 2 * (-(-per_k // 4)) * 4   # SFA + SFB, 4 scale bytes per column, 4-column granules
+    if problem.sparse_a:
+        group = {MmaKind.TF32: 2, MmaKind.MXF4: 8, MmaKind.MXF4NVF4: 8}.get(problem.kind, 4)
+        acc += -(-max(cfg.tile_k, 0) * 4 // group // 32)   # metadata bits per row / 32 bits per column
     return acc
 
 
@@ -192,13 +197,46 @@ class Derived:
 
 
 def _swizzle_for(extent_bytes: float) -> Swizzle:
-    if extent_bytes >= 128:
-        return Swizzle.B128
-    if extent_bytes >= 64:
-        return Swizzle.B64
-    if extent_bytes >= 32:
-        return Swizzle.B32
+    """The largest swizzle span that tiles the contiguous extent exactly (DeepGEMM/CUTLASS practice)."""
+    for sw in (Swizzle.B128, Swizzle.B64, Swizzle.B32):
+        if extent_bytes >= sw.span_bytes and extent_bytes % sw.span_bytes == 0:
+            return sw
     return Swizzle.NONE
+
+
+def _derive_swizzle(problem: GemmProblem, sm100: bool, tm: int, tn: int, tk: int,
+                    cta_group: int) -> tuple[Swizzle, Swizzle, str]:
+    a_k = tk // 2 if problem.sparse_a else tk   # sparse A is stored M x K/2
+    a_ext = (a_k if problem.a_major is Major.K else tm) * problem.a_elem_bytes
+    b_ext = (tk if problem.b_major is Major.K else tn // max(cta_group, 1)) * problem.b_elem_bytes
+    sw_a, sw_b = _swizzle_for(a_ext), _swizzle_for(b_ext)
+    if sm100 and problem.a_dtype.bits == 32 and problem.a_major is Major.MN:
+        sw_a = Swizzle.B128_ATOM32
+    if sm100 and problem.b_dtype.bits == 32 and problem.b_major is Major.MN:
+        sw_b = Swizzle.B128_ATOM32
+    note = (f"swizzle={sw_a.value}/{sw_b.value} (from the contiguous extent: A {a_ext:g} B, B {b_ext:g} B; "
+            f"largest span that divides it{'; MN-major 32-bit operands take 128a32 on sm_100a' if sm100 else ''})")
+    return sw_a, sw_b, note
+
+
+def _derive_acc_buffers(problem: GemmProblem, hw: HardwareSpec, cfg: KernelConfig) -> tuple[int, str]:
+    """Double-buffer the TMEM accumulator when two accumulators and the scale factors still fit."""
+    if hw.arch is not Arch.SM100A:
+        return 1, "acc_buffers=1 (accumulators live in registers)"
+    two = tmem_alloc_columns(tmem_columns(problem, cfg.replace(acc_buffers=2)))
+    n = 2 if two <= hw.tmem.columns else 1
+    return n, (f"acc_buffers={n} (double-buffer the TMEM accumulator when 2 x N columns + scale factors + sparse metadata, "
+               f"rounded to a power of two, fit: {two} of {hw.tmem.columns} columns)")
+
+
+def _derive_stages(problem: GemmProblem, hw: HardwareSpec, cfg: KernelConfig) -> tuple[int, str]:
+    free = hw.smem.per_block_optin_bytes - smem_bytes(problem, cfg.replace(stages=0))
+    per = stage_bytes(problem, cfg)
+    fit = free // per if per > 0 else 0
+    k_tiles = -(-problem.k // cfg.tile_k)
+    stages = max(1, min(fit, MAX_DERIVED_STAGES, max(k_tiles, 2)))
+    return stages, (f"stages={stages} (shared memory left after epilogue and barriers: {free} B / "
+                    f"{per} B per stage = {fit}, capped at {MAX_DERIVED_STAGES} and at the K-tiles)")
 
 
 def derive(problem: GemmProblem, hw: HardwareSpec, tile: tuple[int, int, int] | None = None, *,
@@ -211,8 +249,8 @@ def derive(problem: GemmProblem, hw: HardwareSpec, tile: tuple[int, int, int] | 
     notes: list[str] = []
     sm100 = hw.arch is Arch.SM100A
     if tile is None:
-        tile = (128, 256, int(128 // problem.a_elem_bytes))
-        notes.append(f"tile={tile[0]}x{tile[1]}x{tile[2]} (default: 128x256, 128 bytes of K)")
+        tile = (128, 256, int(128 // problem.a_elem_bytes) * (2 if problem.sparse_a else 1))
+        notes.append(f"tile={tile[0]}x{tile[1]}x{tile[2]} (default: 128x256, 128 bytes of stored A along K)")
     tm, tn, tk = tile
     if tk <= 0:
         raise ConfigError("tile K must be positive")
@@ -227,30 +265,22 @@ def derive(problem: GemmProblem, hw: HardwareSpec, tile: tuple[int, int, int] | 
         notes.append(f"multicast={'on' if multicast else 'off'} (default: on whenever the cluster has >1 CTA)")
     if mma is None:
         kk = mma_k_for(problem)
-        mma = (tm * cta_group, min(tn, 256), kk) if sm100 else (64, tn, kk)
+        mma = (tm * cta_group, min(tn, 256), kk) if sm100 else (64, min(tn, 256), kk)
         notes.append(f"mma={mma[0]}x{mma[1]}x{mma[2]} (instruction shape: "
-                     + ("M = tile_m x cta_group, N = tile_n" if sm100 else "wgmma M = 64, N = tile_n")
+                     + ("M = tile_m x cta_group" if sm100 else "wgmma M = 64") + ", N = tile_n up to 256"
                      + f", K = 32 bytes of {problem.a_dtype.value}{', doubled for sparse A' if problem.sparse_a else ''})")
     if swizzle is None:
-        a_ext = (tk if problem.a_major is Major.K else tm) * problem.a_elem_bytes
-        b_ext = (tk if problem.b_major is Major.K else tn // cta_group) * problem.b_elem_bytes
-        sw_a, sw_b = _swizzle_for(a_ext), _swizzle_for(b_ext)
-        if sm100 and problem.a_dtype.bits == 32 and problem.a_major is Major.MN:
-            sw_a = Swizzle.B128_ATOM32
-        if sm100 and problem.b_dtype.bits == 32 and problem.b_major is Major.MN:
-            sw_b = Swizzle.B128_ATOM32
-        notes.append(f"swizzle={sw_a.value}/{sw_b.value} (from the contiguous extent: A {a_ext:g} B, "
-                     f"B {b_ext:g} B; largest span that fits)")
+        sw_a, sw_b, note = _derive_swizzle(problem, sm100, tm, tn, tk, cta_group)
+        notes.append(note)
     else:
-        sw_a = sw_b = Swizzle(str(swizzle))
+        try:
+            sw_a = sw_b = Swizzle(str(swizzle))
+        except ValueError:
+            raise ConfigError(f"unknown swizzle '{swizzle}' (known: {', '.join(s.value for s in Swizzle)})") from None
     if consumers is None:
         consumers = 1 if sm100 else {64: 1, 128: 2, 192: 3}.get(tm, 2)
         notes.append(f"consumers={consumers} (" + ("one epilogue warpgroup" if sm100 else
                                                     "one consumer warpgroup per 64 rows, at most 2 for 256") + ")")
-    if acc_buffers is None:
-        acc_buffers = (2 if 2 * min(tn, 256) <= (hw.tmem.columns or 0) else 1) if sm100 else 1
-        notes.append(f"acc_buffers={acc_buffers} (" + ("double-buffer the TMEM accumulator when 2 x N columns fit"
-                                                      if sm100 else "accumulators live in registers") + ")")
     if persistent is None:
         persistent = True
         notes.append("persistent=on (default: one CTA per SM, static tile scheduler)")
@@ -265,17 +295,17 @@ def derive(problem: GemmProblem, hw: HardwareSpec, tile: tuple[int, int, int] | 
         notes.append("epilogue=tma (registers -> shared memory -> TMA store)")
     try:
         cfg = KernelConfig(tm, tn, tk, mma[0], mma[1], mma[2], cta_group, cluster[0], cluster[1], multicast,
-                           stages or 1, sw_a, sw_b, consumers, acc_buffers, persistent, Raster(raster),
+                           stages if stages is not None else 1, sw_a, sw_b, consumers,
+                           acc_buffers if acc_buffers is not None else 1, persistent, Raster(raster),
                            group_size, Epilogue(epilogue))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    if acc_buffers is None:
+        acc_buffers, note = _derive_acc_buffers(problem, hw, cfg)
+        notes.append(note)
+        cfg = cfg.replace(acc_buffers=acc_buffers)
     if stages is None:
-        free = (hw.smem.per_block_optin_bytes - smem_bytes(problem, cfg.replace(stages=0)))
-        per = stage_bytes(problem, cfg)
-        fit = free // per if per > 0 else 0
-        k_tiles = -(-problem.k // tk)
-        stages = max(1, min(fit, MAX_DERIVED_STAGES, max(k_tiles, 2)))
-        notes.append(f"stages={stages} (shared memory left after epilogue and barriers: {free} B / "
-                     f"{per} B per stage = {fit}, capped at {MAX_DERIVED_STAGES} and at the K-tiles)")
+        stages, note = _derive_stages(problem, hw, cfg)
+        notes.append(note)
         cfg = cfg.replace(stages=stages)
     return Derived(cfg, tuple(notes))

@@ -16,8 +16,8 @@ def tmem_capacity(c: Ctx):
     alloc = tmem_alloc_columns(need)
     cap = c.hw.tmem.columns
     if alloc > cap:
-        sf = need - c.cfg.mma_n * c.cfg.acc_buffers
-        yield (f"TMEM needs {c.cfg.mma_n} x {c.cfg.acc_buffers} accumulator + {sf} scale-factor columns = {need}, "
+        extra = need - c.cfg.mma_n * c.cfg.acc_buffers
+        yield (f"TMEM needs {c.cfg.mma_n} x {c.cfg.acc_buffers} accumulator + {extra} scale-factor/metadata columns = {need}, "
                f"allocated as {alloc} > {cap} columns")
 
 
