@@ -3,17 +3,19 @@ warpgroups (sm_90a: wgmma consumers holding the accumulators; sm_100a: epilogue 
 
 Budget per consumer thread: the setmaxnreg ceiling of the hardware file, less NON_ACC_REGISTERS
 for everything that is not an accumulator. The whole CTA must also fit the SM's register file,
-with the producer warpgroup shrunk to PRODUCER_REGISTERS (``setmaxnreg.dec``).
+with the producer warpgroup shrunk to PRODUCER_REGISTERS (``setmaxnreg.dec``, the PTX minimum). Kernels
+may keep the producer larger (CUTLASS: 40); the kernel-specific rules say so where it matters.
 """
 from __future__ import annotations
 
 from ..config import acc_registers_per_thread
 from ..legality import Ctx, rule
+from ._common import positive
 
 WARPGROUP_THREADS = 128        # PTX ISA 9.0 §9.7.15.1: four contiguous warps
 MAX_THREADS_PER_CTA = 1024     # CUDA Programming Guide, technical specifications: all compute capabilities >= 2.0
 PRODUCER_WARPGROUPS = 1
-PRODUCER_REGISTERS = 40        # CUTLASS sm90 warp-specialised kernels: LoadRegisterRequirement = 40
+PRODUCER_REGISTERS = 24        # PTX ISA 9.0 §9.7.19.5: the smallest setmaxnreg count (a TMA producer needs no more)
 NON_ACC_REGISTERS = 32         # estimate: descriptors, addresses, loop/barrier state, epilogue temporaries
 SETMAXNREG_STEP = 8            # PTX ISA 9.0 §9.7.19.5: imm-reg-count a multiple of 8
 
@@ -27,7 +29,7 @@ def consumer_registers(c: Ctx) -> int:
 @rule("wgmma-acc-registers", "PTX ISA 9.0 §9.7.15.5.1.1 (D fragments: N/2 f32 per thread per m64) / §9.7.19.5 (setmaxnreg)",
       f"sm_90a accumulator registers per consumer thread + {NON_ACC_REGISTERS} others fit the setmaxnreg ceiling")
 def wgmma_acc_registers(c: Ctx):
-    if not c.sm90 or c.cfg.consumers < 1:
+    if not c.sm90 or not positive(c):
         return
     acc = acc_registers_per_thread(c.problem, c.cfg)
     cap = c.hw.registers.setmaxnreg_max_per_thread
@@ -40,7 +42,7 @@ def wgmma_acc_registers(c: Ctx):
 @rule("register-pool", "PTX ISA 9.0 §9.7.19.5 (setmaxnreg draws on a per-CTA pool); register file size from the hardware file",
       f"consumer warpgroups' registers + a {PRODUCER_REGISTERS}-register producer warpgroup fit the SM register file")
 def register_pool(c: Ctx):
-    if not c.sm90 or c.cfg.consumers < 1:
+    if not c.sm90 or not positive(c):
         return
     per = consumer_registers(c)
     total = WARPGROUP_THREADS * (c.cfg.consumers * per + PRODUCER_WARPGROUPS * PRODUCER_REGISTERS)

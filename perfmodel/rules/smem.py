@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from ..config import smem_bytes
 from ..legality import Ctx, rule
+from ._common import positive
 
 
 @rule("smem-capacity", "CUDA Programming Guide: dynamic shared memory per block opt-in (hardware file), not PTX",
       "all stages + epilogue staging + barriers (+1 KiB swizzle alignment) fit the per-block shared memory")
 def smem_capacity(c: Ctx):
+    if not positive(c):
+        return
     need = smem_bytes(c.problem, c.cfg)
     cap = c.hw.smem.per_block_optin_bytes
     if need > cap:
