@@ -1,0 +1,162 @@
+"""`perfmodel tune`: search the legal configuration space with Optuna, the model as the objective."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import json
+import os
+import sys
+
+from ..config import KernelConfig
+from ..hardware import load_hardware
+from ..interop import exports
+from ..problem import make_problem
+from ..search import SAMPLERS, SearchError, TuneResult, tune
+from ..space import load_space, parse_override
+from .common import add_problem_arguments
+
+NAME = "tune"
+HELP = "search the legal configuration space for the best predicted configuration (Optuna)"
+DEFAULT_STORAGE = "sqlite:///perfmodel.db"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_problem_arguments(p)
+    p.add_argument("--trials", type=int, default=100, help="new complete trials to run (default 100); "
+                   "illegal and repeated suggestions do not count")
+    p.add_argument("--target", type=int, metavar="N", help="stop once the study holds N complete trials "
+                   "(all workers together): rerunning after a kill finishes the same study")
+    p.add_argument("--storage", help=f"Optuna storage URL (default: $OPTUNA_STORAGE, else {DEFAULT_STORAGE}); "
+                   "postgresql://... shares one study between machines; 'memory' keeps nothing")
+    p.add_argument("--study", help="study name (default <gpu>.<MxNxK>.<dtype>.pred)")
+    p.add_argument("--sampler", choices=SAMPLERS, default="tpe", help="search strategy (grid: every legal "
+                   "configuration; chosen automatically when the legal space is no larger than --trials)")
+    p.add_argument("--seed", type=int, help="sampler seed")
+    p.add_argument("--top", type=int, default=10, metavar="K", help="configurations to list (default 10)")
+    p.add_argument("--space", metavar="FILE", help="search-space TOML (default configs/search/<arch>.toml)")
+    p.add_argument("--set", action="append", default=[], metavar="KNOB=V1,V2",
+                   help="narrow one knob of the space, e.g. --set stages=3,4 --set cluster=1x1,2x1")
+    p.add_argument("--validate-top", type=int, default=0, metavar="K",
+                   help="run the top K on this machine's GPU and compare with the predictions")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: when stderr is a terminal)")
+    p.add_argument("--grace-period", type=int, default=60, metavar="S",
+                   help="seconds without a heartbeat after which a dead worker's RUNNING trial is failed")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _storage(arg: str | None) -> str | None:
+    url = arg or os.environ.get("OPTUNA_STORAGE") or DEFAULT_STORAGE
+    return None if url in ("memory", ":memory:") else url
+
+
+def run(args) -> int:
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if args.trials < 0 or args.top < 0 or args.validate_top < 0:
+        raise SearchError("--trials, --top and --validate-top must be >= 0")
+    hw = load_hardware(args.gpu)
+    problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major,
+                           b_major=args.b_major)
+    space = load_space(args.space) if args.space else load_space(hw.arch)
+    if args.set:
+        space = space.narrow(dict(parse_override(s) for s in args.set))
+    storage = _storage(args.storage)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    result = tune(problem, hw, n_trials=args.trials, target_trials=args.target, storage=storage,
+                  study_name=args.study, sampler=args.sampler, seed=args.seed, space=space,
+                  show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
+                  heartbeat_interval_s=max(1, min(10, args.grace_period // 3)))
+    validation = None
+    if args.validate_top:
+        from ..search_hw import validate_top
+        validation = validate_top(result, args.validate_top)
+    doc = _document(result, storage, args.top, validation)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        _print(doc)
+    return 0
+
+
+def _plain(obj):
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if dataclasses.is_dataclass(obj):
+        return {k: _plain(v) for k, v in dataclasses.asdict(obj).items()}
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    return obj
+
+
+def config_dict(cfg: KernelConfig) -> dict:
+    return {"name": cfg.name, **{f.name: _plain(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}}
+
+
+def _document(result: TuneResult, storage: str | None, k: int, validation) -> dict:
+    s = result.stats
+    doc = {"study": result.study.study_name, "storage": storage or "memory", "gpu": result.hw.name,
+           "problem": result.problem.shape_name(), "space": {"path": result.space.path,
+           "fingerprint": result.space.fingerprint(), "points": result.space.size(),
+           "searched": [k_.name for k_ in result.space.searched]},
+           "stats": dataclasses.asdict(s), "study_complete_trials": len(result.complete_trials()),
+           "top": [dataclasses.asdict(r) for r in result.top(k)]}
+    if doc["top"]:
+        best = result.best_config
+        doc["best"] = {"tflops": doc["top"][0]["tflops"], "config": config_dict(best)}
+        doc["exports"] = exports(result.problem, best, result.hw)
+    if validation is not None:
+        doc["validation"] = validation
+    return doc
+
+
+def _print(doc: dict) -> None:
+    s = doc["stats"]
+    print(f"study    {doc['study']}  ({doc['storage']})")
+    sp = doc["space"]
+    print(f"space    {sp['path'] or '<given>'}: {len(sp['searched'])} searched knobs, {sp['points']} points"
+          + (f", {s['legal_space']} legal" if s["legal_space"] is not None else ""))
+    mode = "exhaustive enumeration of the legal space" if s["exhaustive"] else "sampler"
+    print(f"run      {s['completed']} new trials in {s['elapsed_s']:.1f} s by {mode} ({s['asked']} suggestions: "
+          f"{s['illegal']} illegal, {s['duplicates']} already in the study"
+          + (f", {s['lost']} lost to a stale-trial check" if s["lost"] else "") + f"); {s['stopped']}")
+    print(f"study    {doc['study_complete_trials']} complete trials in all")
+    if not doc["top"]:
+        print("no legal configuration found: widen the space (--set / --space)")
+        return
+    print(f"\n{'rank':>4} {'TFLOP/s':>9}  {'bottleneck':<14} config")
+    for r in doc["top"]:
+        print(f"{r['rank']:>4} {r['tflops']:>9.1f}  {r['bottleneck']:<14} {r['config_name']}")
+    print("\nbest configuration (JSON):")
+    print(json.dumps(doc["best"]["config"], indent=2))
+    ex = doc["exports"]
+    print("\nexports:")
+    if ex["kernel_sm90"]:
+        print(f"  our sm_90a kernel   nvcc {' '.join(ex['kernel_sm90']['nvcc_flags'])} {ex['kernel_sm90']['source']}")
+    else:
+        print("  our sm_90a kernel   (no variant for this GPU/type)")
+    c = ex["cutlass"]
+    print(f"  CUTLASS             {c['procedural_name']}")
+    print(f"                      {c['KernelSchedule']}, {c['EpilogueSchedule']}, {c['TileScheduler']}"
+          f" ({c['RasterOrderOptions']}, max_swizzle_size {c['max_swizzle_size']})")
+    t = ex["triton"]
+    if t:
+        print(f"  triton.Config       triton.Config({t['kwargs']}, num_warps={t['num_warps']}, "
+              f"num_stages={t['num_stages']}, num_ctas={t['num_ctas']})")
+    else:
+        print("  triton.Config       (no Triton equivalent: cta_group=2)")
+    if "validation" in doc:
+        _print_validation(doc["validation"])
+
+
+def _print_validation(v: dict) -> None:
+    print(f"\nvalidated on {v['device']}: {v['measured']} of {v['asked']} measured "
+          f"({v['invalid']} invalid); hardware study {v['study']}")
+    print(f"{'pred rank':>9} {'pred TFLOP/s':>12} {'meas TFLOP/s':>12}  config")
+    for r in v["rows"]:
+        meas = f"{r['measured_tflops']:.1f}" if r["measured_tflops"] is not None else r.get("invalidity", "invalid")
+        print(f"{r['pred_rank']:>9} {r['pred_tflops']:>12.1f} {meas:>12}  {r['config_name']}")
+    if v.get("best"):
+        print(f"measured best: {v['best']['config_name']} at {v['best']['measured_tflops']:.1f} TFLOP/s "
+              f"(predicted rank {v['best']['pred_rank']}); Spearman {v['spearman']}")

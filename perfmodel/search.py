@@ -1,0 +1,406 @@
+"""`perfmodel tune`: an Optuna study over the legal configuration space, the model as the objective.
+
+- One study per (GPU, problem, dtype): ``<gpu>.<MxNxK>.<dtype>.pred`` (a narrowed space adds its
+  fingerprint), ``load_if_exists=True``, metric ``tflops`` (maximised). Storage: in memory, or an RDB
+  URL (SQLite by default on the CLI; PostgreSQL to share one study between machines) with Optuna's
+  heartbeat, so the RUNNING trials of a killed worker are failed once their grace period is over.
+- ask/tell with the space's fixed distributions. An illegal suggestion is told PRUNED with its rule ids
+  (no fake value; TPE ranks pruned trials below complete ones and learns to avoid them) and does not
+  count against ``n_trials``. A suggestion whose configuration another RUNNING or COMPLETE trial
+  already holds is told FAIL (``duplicate_of``): every COMPLETE trial is a distinct configuration,
+  also with several workers on one study (see ``_conflict``).
+- When the legal space is no larger than the trials asked for, it is enumerated exhaustively
+  (``sampler="grid"`` asks for that explicitly).
+"""
+from __future__ import annotations
+
+import math
+import os
+import random
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import optuna
+import pandas as pd
+from optuna.trial import TrialState
+
+from .config import KernelConfig
+from .errors import IllegalConfigError, PerfmodelError
+from .hardware import HardwareSpec
+from .legality import check
+from .problem import GemmProblem, Major
+from .space import SearchSpace, SpaceError, load_space
+
+SAMPLERS = ("tpe", "random", "grid", "cmaes")
+ENUMERATE_LIMIT = 50_000          # raw points we are willing to walk to count the legal space
+DEFAULT_HEARTBEAT_S = 10
+DEFAULT_GRACE_S = 60
+Objective = Callable[[GemmProblem, KernelConfig, HardwareSpec], Any]   # -> perfmodel.predict.Prediction
+
+
+class SearchError(PerfmodelError):
+    """A study that cannot be opened or continued as asked."""
+
+
+# ---------------------------------------------------------------------------- naming and storage
+def dtype_label(problem: GemmProblem) -> str:
+    a, b = problem.a_dtype.value, problem.b_dtype.value
+    label = a if a == b else f"{a}-{b}"
+    if problem.scale_type is not None:
+        label += f"-{problem.scale_type.value}x{problem.scale_vec_size}"
+    if problem.sparse_a:
+        label += "-sp"
+    if problem.a_major is not Major.K or problem.b_major is not Major.K:
+        label += f"-{problem.a_major.value}{problem.b_major.value}"
+    return label
+
+
+def default_study_name(hw: HardwareSpec, problem: GemmProblem, space: SearchSpace | None = None,
+               kind: str = "pred") -> str:
+    """``<gpu>.<MxNxK>.<dtype>.<pred|hw>``; a space other than the stock one adds ``s<fingerprint>``."""
+    parts = [hw.name, problem.shape_name() + (f"b{problem.batch}" if problem.batch > 1 else ""),
+             dtype_label(problem)]
+    if space is not None and space.fingerprint() != load_space(hw.arch).fingerprint():
+        parts.append("s" + space.fingerprint()[:8])
+    return ".".join(parts + [kind])
+
+
+def make_storage(storage: str | optuna.storages.BaseStorage | None, *,
+                 heartbeat_interval_s: int = DEFAULT_HEARTBEAT_S, grace_period_s: int = DEFAULT_GRACE_S):
+    """Optuna's one-argument dispatch: None -> in memory; a URL -> RDB with heartbeat; else as is."""
+    if storage is None or not isinstance(storage, str):
+        return storage
+    if not storage.startswith(("sqlite:", "postgresql", "mysql")):
+        raise SearchError(f"unsupported storage URL '{storage}' (sqlite:///FILE or postgresql://...)")
+    engine_kwargs: dict[str, Any] = {"pool_pre_ping": True}
+    if storage.startswith("sqlite:"):
+        engine_kwargs["connect_args"] = {"timeout": 60}
+    last: Exception | None = None
+    for attempt in range(4):   # first use of a fresh database by several workers races on CREATE TABLE
+        try:
+            return optuna.storages.RDBStorage(storage, engine_kwargs=engine_kwargs,
+                                              heartbeat_interval=heartbeat_interval_s,
+                                              grace_period=grace_period_s)
+        except Exception as exc:  # sqlalchemy errors differ per dialect; retried, then reported
+            last = exc
+            time.sleep(0.2 + random.random() * (attempt + 1))
+    raise SearchError(f"cannot open storage {storage}: {str(last).splitlines()[0]}")
+
+
+def _make_sampler(name: str, seed: int | None, n_trials: int) -> optuna.samplers.BaseSampler:
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(5, min(20, n_trials // 10)))
+    if name in ("random", "grid"):   # grid: the sampler only matters if the queue is empty
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == "cmaes":   # CMA-ES acts on the ordinal (integer) knobs; categorical ones go to random
+        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+    raise SearchError(f"unknown sampler '{name}' (known: {', '.join(SAMPLERS)})")
+
+
+def open_study(name: str, storage, sampler, attrs: dict[str, Any]) -> optuna.Study:
+    """Create or load the study; refuse one made for another problem, GPU spec or space."""
+    try:
+        study = optuna.create_study(study_name=name, storage=storage, sampler=sampler,
+                                    direction="maximize", load_if_exists=True)
+    except ValueError as exc:   # e.g. an existing study with another direction
+        raise SearchError(f"study '{name}': {exc}") from None
+    old = study.user_attrs
+    for key, value in attrs.items():
+        if key in old and old[key] != value:
+            raise SearchError(f"study '{name}' was made with {key}={old[key]!r}, not {value!r}; "
+                              "pass --study NEW_NAME for a new study")
+    for key, value in attrs.items():
+        if key not in old:
+            study.set_user_attr(key, value)
+    if study.metric_names is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            study.set_metric_names(["tflops"])
+    return study
+
+
+# ---------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Ranked:
+    rank: int
+    config_name: str
+    tflops: float
+    bottleneck: str
+    cycles: float | None
+    trial_number: int
+
+
+@dataclass(frozen=True)
+class TuneStats:
+    asked: int = 0            # suggestions made in this run (all states)
+    completed: int = 0        # new COMPLETE trials
+    illegal: int = 0          # suggestions refused by the legality rules (PRUNED)
+    duplicates: int = 0       # suggestions of a configuration already in the study (FAIL)
+    lost: int = 0             # trials failed by another worker's stale-trial check while running
+    exhaustive: bool = False
+    legal_space: int | None = None   # size of the legal space when it was counted
+    elapsed_s: float = 0.0
+    stopped: str = ""         # why the run ended
+
+
+@dataclass
+class TuneResult:
+    study: optuna.Study
+    problem: GemmProblem
+    hw: HardwareSpec
+    space: SearchSpace
+    stats: TuneStats = field(default_factory=TuneStats)
+
+    def complete_trials(self) -> list[optuna.trial.FrozenTrial]:
+        trials = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        return sorted(trials, key=lambda t: (-t.value, t.number))
+
+    def top(self, k: int = 10) -> list[Ranked]:
+        return [Ranked(i + 1, t.user_attrs.get("config_name", ""), t.value,
+                       str(t.user_attrs.get("bottleneck", "")), t.user_attrs.get("pred_cycles"), t.number)
+                for i, t in enumerate(self.complete_trials()[:k])]
+
+    @property
+    def best_config(self) -> KernelConfig:
+        best = self.top(1)
+        if not best:
+            raise SearchError(f"study '{self.study.study_name}' has no complete trial")
+        return KernelConfig.from_name(best[0].config_name)
+
+    def dataframe(self) -> pd.DataFrame:
+        """Every trial of the study, Optuna's columns (``params_*``, ``user_attrs_*``, ``state``)."""
+        return self.study.trials_dataframe()
+
+
+# ---------------------------------------------------------------------------- the loop
+def default_objective(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec):
+    from .predict import predict   # imported late: the model is the heaviest module
+    return predict(problem, cfg, hw)
+
+
+class _Names:
+    """Configuration name of each trial from its params (memoised: the space maps params -> config)."""
+
+    def __init__(self, space: SearchSpace, problem: GemmProblem, hw: HardwareSpec):
+        self.space, self.problem, self.hw = space, problem, hw
+        self._memo: dict[tuple, str] = {}
+        self.n_params = len(space.searched)
+
+    def of_params(self, params: dict) -> str:
+        key = tuple(sorted(params.items()))
+        if key not in self._memo:
+            self._memo[key] = self.space.config(self.problem, self.hw, params).name
+        return self._memo[key]
+
+    def of(self, trial: optuna.trial.FrozenTrial) -> str:
+        return trial.user_attrs.get("config_name") or self.of_params(trial.params)
+
+
+def _conflict(study: optuna.Study, trial_id: int, name: str, names: _Names) -> int | None:
+    """Another RUNNING or COMPLETE trial with this configuration (its number), else None.
+
+    Called after our params are committed. For two trials A and B with one configuration, at least
+    one of them reads after the other's params are all written, so at least one sees the other and
+    stands down: never two COMPLETE. Both may stand down; the configuration then stays free. A trial
+    whose params are still being written is skipped: it will read after ours and see us."""
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE)):
+        if t._trial_id != trial_id and len(t.params) == names.n_params and names.of(t) == name:
+            return t.number
+    return None
+
+
+@dataclass
+class _Run:
+    study: optuna.Study
+    problem: GemmProblem
+    hw: HardwareSpec
+    space: SearchSpace
+    objective: Objective
+    names: _Names
+    counts: dict[str, int] = field(default_factory=lambda: dict(asked=0, completed=0, illegal=0,
+                                                                duplicates=0, lost=0))
+
+    def heartbeat(self, trial: optuna.Trial) -> None:
+        storage = self.study._storage
+        if getattr(storage, "get_heartbeat_interval", lambda: None)() is not None:
+            storage.record_heartbeat(trial._trial_id)
+
+    def tell(self, trial: optuna.Trial, value: float | None = None, state: TrialState | None = None) -> bool:
+        try:
+            self.study.tell(trial, value, state=state)
+            return True
+        except optuna.exceptions.UpdateFinishedTrialError:   # failed as stale by another worker
+            self.counts["lost"] += 1
+            return False
+
+    def evaluate(self, trial: optuna.Trial) -> str:
+        """Judge one asked trial; returns 'complete', 'illegal', 'duplicate' or 'lost'."""
+        self.counts["asked"] += 1
+        self.heartbeat(trial)
+        cfg = self.space.config(self.problem, self.hw, trial.params)
+        trial.set_user_attr("config_name", cfg.name)
+        other = _conflict(self.study, trial._trial_id, cfg.name, self.names)
+        if other is not None:
+            trial.set_user_attr("duplicate_of", other)
+            ok = self.tell(trial, state=TrialState.FAIL)
+            self.counts["duplicates"] += ok
+            return "duplicate" if ok else "lost"
+        violations = check(self.problem, cfg, self.hw)
+        try:
+            pred = None if violations else self.objective(self.problem, cfg, self.hw)
+        except IllegalConfigError as exc:
+            violations = exc.violations
+        if violations:
+            trial.set_user_attr("violations", sorted({v.rule for v in violations}))
+            ok = self.tell(trial, state=TrialState.PRUNED)
+            self.counts["illegal"] += ok
+            return "illegal" if ok else "lost"
+        for key, value in _prediction_attrs(pred).items():
+            trial.set_user_attr(key, value)
+        ok = self.tell(trial, float(pred.tflops))
+        self.counts["completed"] += ok
+        return "complete" if ok else "lost"
+
+
+def _prediction_attrs(pred) -> dict[str, Any]:
+    bottleneck = getattr(pred, "bottleneck", "")
+    attrs = {"pred_cycles": _num(getattr(pred, "cycles", None)), "pred_time_s": _num(getattr(pred, "time_s", None)),
+             "bottleneck": str(getattr(bottleneck, "value", bottleneck))}
+    analytic = getattr(pred, "analytic", None)
+    if analytic is not None and getattr(analytic, "tflops", None) is not None:
+        attrs["analytic_tflops"] = _num(analytic.tflops)
+    return {k: v for k, v in attrs.items() if v is not None}
+
+
+def _num(x):
+    return None if x is None else float(x)
+
+
+def _fail_stale(study: optuna.Study) -> None:
+    """Fail RUNNING trials whose worker stopped beating (killed): their configurations free up."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)
+
+
+def _complete_count(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+
+def _grid_next(run: _Run, order: list[dict], start: int) -> tuple[dict | None, int]:
+    """The first configuration of ``order`` (from ``start``) that no live or finished trial holds."""
+    taken = {run.names.of(t) for t in run.study.get_trials(deepcopy=False)
+             if t.state is not TrialState.FAIL and len(t.params) == run.names.n_params}
+    for i in range(start, len(order)):
+        if run.names.of_params(order[i]) not in taken:
+            return order[i], i
+    return None, len(order)
+
+
+def _free_neighbour(run: _Run, params: dict, rng: random.Random) -> dict | None:
+    """Repair for a sampler that re-suggests a configuration the study holds (TPE does once it has
+    converged): a legal configuration one knob away that no trial holds yet, or None."""
+    taken = {run.names.of(t) for t in run.study.get_trials(deepcopy=False)
+             if t.state is not TrialState.FAIL and len(t.params) == run.names.n_params}
+    moves = [(k.name, v) for k in run.space.searched for v in k.values if v != params.get(k.name)]
+    rng.shuffle(moves)
+    for name, value in moves:
+        cand = {**params, name: value}
+        cfg = run.space.config(run.problem, run.hw, cand)
+        if cfg.name not in taken and not check(run.problem, cfg, run.hw):
+            return cand
+    return None
+
+
+def _enumerate_legal(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec) -> list[dict] | None:
+    if space.size() > ENUMERATE_LIMIT:
+        return None
+    return [params for params, _ in space.enumerate(problem, hw, legal_only=True)]
+
+
+def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_trials: int | None = None,
+         storage: str | optuna.storages.BaseStorage | None = None, study_name: str | None = None,
+         sampler: str = "tpe", seed: int | None = None, space: SearchSpace | None = None,
+         objective: Objective | None = None, show_progress_bar: bool = False,
+         heartbeat_interval_s: int = DEFAULT_HEARTBEAT_S, grace_period_s: int = DEFAULT_GRACE_S,
+         max_asks: int | None = None) -> TuneResult:
+    """Search ``space`` (default: the stock space of ``hw``'s architecture) for the configuration
+    with the highest predicted TFLOP/s. Runs until ``n_trials`` new COMPLETE trials are in the study,
+    or the study holds ``target_trials`` COMPLETE ones (whichever comes first; the latter makes a
+    rerun after a kill finish the same study), or the legal space is exhausted."""
+    if n_trials < 0 or (target_trials is not None and target_trials < 0):
+        raise SearchError("trial counts must be >= 0")
+    if sampler not in SAMPLERS:
+        raise SearchError(f"unknown sampler '{sampler}' (known: {', '.join(SAMPLERS)})")
+    space = space or load_space(hw.arch)
+    if space.arch is not hw.arch:
+        raise SpaceError(f"search space {space.path or '<given>'} is for {space.arch.value}, "
+                         f"{hw.name} is {hw.arch.value}")
+    t0 = time.perf_counter()
+    legal = _enumerate_legal(space, problem, hw)
+    wanted = max(n_trials, target_trials or 0)
+    exhaustive = sampler == "grid" or (legal is not None and len(legal) <= wanted)
+    if sampler == "grid" and legal is None:
+        raise SearchError(f"the space has {space.size()} points, too many for --sampler grid "
+                          f"(limit {ENUMERATE_LIMIT}); narrow it with --set KNOB=V1,V2")
+    study = open_study(study_name or default_study_name(hw, problem, space),
+                       make_storage(storage, heartbeat_interval_s=heartbeat_interval_s,
+                                    grace_period_s=grace_period_s),
+                       _make_sampler(sampler, seed, n_trials),
+                       {"gpu": hw.name, "hw_fingerprint": hw.fingerprint, "problem": problem.shape_name(),
+                        "dtype": dtype_label(problem), "space_fingerprint": space.fingerprint()})
+    run = _Run(study, problem, hw, space, objective or default_objective, _Names(space, problem, hw))
+    order = list(legal or [])
+    random.Random(f"{seed}/{os.getpid()}").shuffle(order)   # workers walk the grid in different orders
+    stopped = _loop(run, n_trials, target_trials, order if exhaustive else None,
+                    max_asks if max_asks is not None else max(10 * n_trials, n_trials + 1000),
+                    show_progress_bar)
+    stats = TuneStats(exhaustive=exhaustive, legal_space=None if legal is None else len(legal),
+                      elapsed_s=time.perf_counter() - t0, stopped=stopped, **run.counts)
+    return TuneResult(study, problem, hw, space, stats)
+
+
+def _loop(run: _Run, n_trials: int, target: int | None, grid: list[dict] | None, max_asks: int,
+          progress: bool) -> str:
+    from tqdm.auto import tqdm   # ships with Optuna, which uses it for show_progress_bar
+
+    dists = run.space.distributions()
+    bar = tqdm(total=n_trials, disable=not progress, file=sys.stderr, unit="trial", leave=False)
+    cursor = 0
+    rng = random.Random(f"{run.study.study_name}/{os.getpid()}/{run.counts['asked']}")
+    try:
+        while True:
+            if run.counts["completed"] >= n_trials:
+                return f"{n_trials} new trials complete"
+            if target is not None and _complete_count(run.study) >= target:
+                return f"the study holds {target} complete trials"
+            if run.counts["asked"] >= max_asks:
+                return f"stopped after {max_asks} suggestions"
+            if run.counts["asked"] % 16 == 0:
+                _fail_stale(run.study)
+            if grid is not None:
+                params, cursor = _grid_next(run, grid, cursor)
+                if params is None:
+                    return "the legal space is exhausted"
+                run.study.enqueue_trial(params)
+            with warnings.catch_warnings():   # ask/tell with heartbeats: we record them ourselves
+                warnings.simplefilter("ignore", UserWarning)
+                trial = run.study.ask(dists)
+            outcome = run.evaluate(trial)
+            if outcome == "complete":
+                bar.update(1)
+            elif outcome == "duplicate" and grid is not None:
+                grid.append(grid.pop(cursor))   # another worker holds it: try it again last
+            elif outcome == "duplicate":
+                neighbour = _free_neighbour(run, trial.params, rng)
+                if neighbour is not None:
+                    run.study.enqueue_trial(neighbour)
+    finally:
+        bar.close()
+
+
+__all__ = ["SAMPLERS", "Ranked", "SearchError", "TuneResult", "TuneStats", "dtype_label", "make_storage",
+           "default_study_name", "open_study", "tune"]
