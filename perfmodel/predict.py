@@ -1,0 +1,143 @@
+"""`predict`: (problem, configuration, GPU) -> Prediction (throughput, bottleneck, utilisation, stalls).
+
+The simulator (``perfmodel.sim``) runs one representative SM for a bounded window and extrapolates;
+the analytic baseline (``perfmodel.analytic``) is reported beside it.
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+from .analytic import AnalyticEstimate, analytic_estimate
+from .config import KernelConfig
+from .errors import IllegalConfigError
+from .hardware import HardwareSpec
+from .legality import check
+from .problem import GemmProblem
+
+
+class Bottleneck(enum.Enum):
+    TENSOR_CORE = "tensor_core"
+    TMA_HBM = "tma_hbm"
+    L2 = "l2"
+    SHARED_MEMORY = "shared_memory"
+    LATENCY = "latency"
+    EPILOGUE = "epilogue"
+    WAVE_TAIL = "wave_tail"
+
+
+UNITS = ("tensor_core", "tma", "smem", "l2", "hbm", "epilogue")
+STALLS = ("full_barrier", "empty_barrier", "epilogue")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    config_name: str
+    gpu: str
+    problem: str
+    tflops: float
+    time_s: float
+    cycles: int
+    clock_hz: float
+    bottleneck: Bottleneck
+    utilization: Mapping[str, float]
+    stall_cycles: Mapping[str, int]
+    analytic: AnalyticEstimate
+    deadlock: bool = False
+    reason: str = ""
+    details: Mapping[str, float] = field(default_factory=dict, compare=False)
+    timeline: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def time_us(self) -> float:
+        return self.time_s * 1e6
+
+    def to_dict(self) -> dict:
+        finite = math.isfinite(self.time_s)
+        return {"config": self.config_name, "gpu": self.gpu, "problem": self.problem,
+                "tflops": self.tflops, "time_us": self.time_us if finite else None,
+                "time_s": self.time_s if finite else None, "cycles": self.cycles,
+                "clock_hz": self.clock_hz, "bottleneck": self.bottleneck.value,
+                "utilization": dict(self.utilization), "stall_cycles": dict(self.stall_cycles),
+                "analytic": self.analytic.to_dict(), "deadlock": self.deadlock, "reason": self.reason,
+                "details": dict(self.details)}
+
+
+def problem_key(problem: GemmProblem) -> str:
+    """Canonical problem string: shape, operand types, majors, sparsity, batch."""
+    s = f"{problem.shape_name()}_{problem.a_dtype.value}x{problem.b_dtype.value}->{problem.out_dtype.value}"
+    s += f"_{problem.a_major.value}{problem.b_major.value}"
+    if problem.scale_type is not None:
+        s += f"_{problem.scale_type.value}v{problem.scale_vec_size}"
+    if problem.sparse_a:
+        s += "_sp"
+    if problem.batch > 1:
+        s += f"_b{problem.batch}"
+    return s
+
+
+def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_hz: float | None = None,
+            record_timeline: bool = False, full: bool = False) -> Prediction:
+    """Predict one configuration. Raises IllegalConfigError when ``check`` finds violations.
+    ``full=True`` simulates every k-iteration and every tile of the busiest SM (tests only)."""
+    violations = check(problem, cfg, hw)
+    if violations:
+        raise IllegalConfigError(violations)
+    clock = float(clock_hz or hw.clock.sustained_tensor_hz)
+    base = analytic_estimate(problem, cfg, hw, clock)
+    from .sim.model import run_model   # local import keeps `import perfmodel` light
+    res = run_model(problem, cfg, hw, clock, record_timeline=record_timeline, full=full)
+    if res.deadlock:
+        cycles, time_s = 0, math.inf
+    else:
+        cycles = max(int(math.ceil(res.cycles)), 1)
+        time_s = cycles / clock
+    return Prediction(config_name=cfg.name, gpu=hw.name, problem=problem_key(problem),
+                      tflops=0.0 if res.deadlock else problem.flops / time_s / 1e12,
+                      time_s=time_s, cycles=cycles, clock_hz=clock, bottleneck=Bottleneck(res.bottleneck),
+                      utilization=MappingProxyType(dict(res.utilization)),
+                      stall_cycles=MappingProxyType({k: int(round(v)) for k, v in res.stall_cycles.items()}),
+                      analytic=base, deadlock=res.deadlock, reason=res.reason,
+                      details=MappingProxyType(dict(res.details)), timeline=res.timeline)
+
+
+def prediction_row(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, p: Prediction | None,
+                   error: str = "") -> dict:
+    """One Optuna-style row: params_* (the configuration), user_attrs_pred_* (the prediction)."""
+    row = {"config_name": cfg.name, "gpu": hw.name, "problem": problem_key(problem)}
+    for f in ("tile_m", "tile_n", "tile_k", "mma_m", "mma_n", "mma_k", "cta_group", "cluster_m", "cluster_n",
+              "multicast", "stages", "consumers", "acc_buffers", "persistent", "group_size"):
+        row[f"params_{f}"] = getattr(cfg, f)
+    for f in ("swizzle_a", "swizzle_b", "raster", "epilogue"):
+        row[f"params_{f}"] = getattr(cfg, f).value
+    if p is None:
+        row["user_attrs_pred_error"] = error
+        return row
+    row.update({"user_attrs_pred_tflops": p.tflops, "user_attrs_pred_time_us": p.time_us,
+                "user_attrs_pred_cycles": p.cycles, "user_attrs_pred_clock_hz": p.clock_hz,
+                "user_attrs_pred_bottleneck": p.bottleneck.value, "user_attrs_pred_deadlock": p.deadlock,
+                "user_attrs_pred_analytic_tflops": p.analytic.tflops,
+                "user_attrs_pred_analytic_bound": p.analytic.bound, "user_attrs_pred_error": ""})
+    for k, v in p.utilization.items():
+        row[f"user_attrs_pred_util_{k}"] = v
+    for k, v in p.stall_cycles.items():
+        row[f"user_attrs_pred_stall_{k}"] = v
+    return row
+
+
+def predict_many(rows: Iterable[tuple[GemmProblem, KernelConfig, HardwareSpec]], *,
+                 clock_hz: float | None = None):
+    """Predict many (problem, config, hw) triples -> pandas DataFrame with Optuna-style columns.
+    Illegal configurations become rows with ``user_attrs_pred_error`` set (never an exception)."""
+    import pandas as pd
+    out = []
+    for problem, cfg, hw in rows:
+        try:
+            p = predict(problem, cfg, hw, clock_hz=clock_hz)
+            out.append(prediction_row(problem, cfg, hw, p))
+        except IllegalConfigError as exc:
+            out.append(prediction_row(problem, cfg, hw, None, str(exc)))
+    return pd.DataFrame(out)

@@ -1,0 +1,106 @@
+"""SimPy building blocks: mbarriers with phase/parity and transaction bytes, FIFO rate servers, a recorder.
+
+Time is in SM clock cycles; every ``env.timeout`` is an integer number of cycles. A server keeps a
+fractional ``free_at`` so that many small requests do not accumulate rounding.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import simpy
+
+TX_COUNT_MAX = (1 << 20) - 1    # PTX §9.7.13.15: tx-count range [-(2^20-1), 2^20-1]
+
+
+class DeadlockError(Exception):
+    """A barrier protocol that cannot make progress (raised inside the simulation)."""
+
+
+class MBarrier:
+    """An mbarrier (PTX §9.7.13.15): a phase completes when its pending arrivals reach zero and its
+    transaction count is back to zero; the phase then flips and the arrival count reloads. ``wait(p)``
+    is ``try_wait.parity``: it succeeds once the phase with parity ``p`` has completed."""
+
+    __slots__ = ("env", "name", "count", "pending", "tx", "phase", "waiters")
+
+    def __init__(self, env: simpy.Environment, name: str, count: int):
+        if not 1 <= count <= TX_COUNT_MAX:
+            raise DeadlockError(f"{name}: arrival count {count} outside [1, 2^20-1]")
+        self.env, self.name, self.count = env, name, count
+        self.pending, self.tx, self.phase = count, 0, 0
+        self.waiters: list[simpy.Event] = []
+
+    def expect_tx(self, nbytes: int) -> None:
+        self.tx += nbytes
+        if self.tx > TX_COUNT_MAX:
+            raise DeadlockError(f"{self.name}: expected transaction bytes {self.tx} exceed the tx-count "
+                                f"limit 2^20-1; the phase can never complete")
+
+    def complete_tx(self, nbytes: int) -> None:
+        self.tx -= nbytes
+        self._maybe_complete()
+
+    def arrive(self, n: int = 1) -> None:
+        self.pending -= n
+        if self.pending < 0:
+            raise DeadlockError(f"{self.name}: more arrivals than the count {self.count}")
+        self._maybe_complete()
+
+    def arrive_expect_tx(self, nbytes: int) -> None:
+        self.expect_tx(nbytes)
+        self.arrive()
+
+    def _maybe_complete(self) -> None:
+        if self.pending == 0 and self.tx == 0:
+            self.phase += 1
+            self.pending = self.count
+            waiters, self.waiters = self.waiters, []
+            for ev in waiters:
+                ev.succeed()
+
+    def wait(self, parity: int) -> simpy.Event | None:
+        """None when the phase of this parity has already completed (no event needed), else an event."""
+        if (self.phase & 1) != parity:
+            return None
+        ev = self.env.event()
+        self.waiters.append(ev)
+        return ev
+
+
+@dataclass
+class Server:
+    """A FIFO bandwidth: requests are served in order at ``rate`` units per cycle."""
+    name: str
+    rate: float
+    free_at: float = 0.0
+    busy: float = 0.0
+
+    def reserve(self, t: float, amount: float) -> float:
+        """Serve ``amount`` from time t on; returns the finish time."""
+        if amount <= 0:
+            return t
+        dur = amount / self.rate
+        start = max(t, self.free_at)
+        self.free_at = start + dur
+        self.busy += dur
+        return self.free_at
+
+
+@dataclass
+class Recorder:
+    """Intervals for the timeline (only when asked) and stall counters (always)."""
+    keep: bool = False
+    intervals: list = field(default_factory=list)     # (row, label, start, end, kind)
+    stall_full: float = 0.0
+    stall_empty: float = 0.0
+    stall_epilogue: float = 0.0
+
+    def span(self, row: str, label: str, start: float, end: float, kind: str) -> None:
+        if self.keep and end > start:
+            self.intervals.append((row, label, float(start), float(end), kind))
+
+
+def cycles(x: float) -> int:
+    """Durations are whole cycles, rounded up."""
+    return max(int(math.ceil(x - 1e-9)), 0)

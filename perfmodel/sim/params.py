@@ -1,0 +1,193 @@
+"""Per-SM quantities of one configuration, all derived from HardwareSpec (no literals hide here).
+
+This is the data's path for one CTA (one SM): TMA boxes per stage -> L2/HBM -> SMEM (full barrier,
+complete_tx) -> tensor core (operands read from SMEM) -> accumulators (registers or TMEM) -> epilogue
+-> store. ``SimParams`` is a pure function of (problem, config, hardware, clock).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..config import (Epilogue, KernelConfig, Swizzle, a_stage_bytes, b_stage_bytes, scale_stage_bytes,
+                      stage_bytes)
+from ..hardware import Arch, HardwareSpec
+from ..problem import GemmProblem, Major
+from .memory import Traffic, multicast_factors, traffic
+from .rates import mma_flops_per_clock_per_sm
+from .scheduler import Schedule, make_schedule
+
+# wgmma.wait_group depth of the modelled consumer: CUTLASS sm90 mainloops keep one wgmma batch in
+# flight (K_PIPE_MMAS = 1) and release a stage once the batch issued before it completed. A kernel with
+# a single stage must wait for its only batch (depth 0). Software, not hardware: lives here.
+WGMMA_WAIT_DEPTH = 1
+SMEM_WAVEFRONT_BYTES = 128     # one conflict-free SMEM access: 32 banks x 4 bytes (CUDA Programming Guide)
+
+
+@dataclass(frozen=True)
+class SimParams:
+    tmem: bool                     # sm_100a: one-thread tcgen05.mma, accumulators in Tensor Memory
+    stages: int
+    k_iters: int
+    tiles_per_cta: int
+    waves: int
+    persistent: bool
+    # producer (TMA)
+    tma_issue_cycles: float        # issuing one stage's boxes (+ arrive.expect_tx)
+    tma_latency_cycles: float
+    stage_tx_bytes: int            # expected on the stage's full barrier (both CTAs for cta_group::2)
+    stage_smem_bytes: int          # written into this CTA's SMEM per stage
+    l2_bytes_per_stage: float
+    hbm_bytes_per_stage: float
+    tma_bytes_per_clock: float
+    l2_bytes_per_clock: float      # this SM's share of L2 bandwidth
+    hbm_bytes_per_clock: float     # this SM's share of HBM bandwidth
+    # barriers
+    wait_cycles: float
+    arrive_cycles: float
+    # MMA
+    issuers: int                   # consumer warpgroups issuing MMAs (sm_90a), 1 thread on sm_100a
+    instr_per_stage: int           # MMA instructions per stage per issuer
+    instr_math_cycles: float       # per instruction, at the kind's rate (datapath share included)
+    instr_smem_cycles: float       # per instruction: operand reads (+ bank conflicts) + its share of writes
+    mma_latency_floor: float
+    issue_overhead_cycles: float
+    wait_depth: int
+    # epilogue
+    acc_buffers: int
+    acc_load_cycles: float         # tcgen05.ld of one tile's accumulators (0 on sm_90a)
+    epi_bytes_per_worker: float    # output bytes each epilogue worker converts and stores per tile
+    epi_workers: int
+    epi_bytes_per_clock: float
+    out_bytes_per_tile: float      # written to L2/HBM per tile
+    flops_per_stage: float         # useful FLOPs of one CTA per stage
+
+    @property
+    def instr_cycles(self) -> float:
+        """Tensor-core occupancy of one instruction: the slower of the math and the SMEM operands."""
+        return max(self.instr_math_cycles, self.instr_smem_cycles)
+
+
+@dataclass(frozen=True)
+class ModelInputs:
+    params: SimParams
+    schedule: Schedule
+    traffic: Traffic
+
+
+def conflict_ways(sw: Swizzle) -> int:
+    """Bank-conflict degree of an MMA operand read: the tensor core reads the same 16-byte column of 8
+    consecutive 128-byte rows; a swizzle of span S spreads those 8 chunks over S/16 bank groups, so
+    128B is conflict-free, 64B is 2-way, 32B 4-way and no swizzle (16-byte span) 8-way."""
+    return max(SMEM_WAVEFRONT_BYTES // sw.span_bytes, 1)
+
+
+def smem_read_cycles(nbytes: float, sw: Swizzle, hw: HardwareSpec) -> float:
+    """Reading nbytes of an operand: bandwidth time plus bank_conflict_cycles_per_way per extra way
+    on every 128-byte wavefront."""
+    extra = (conflict_ways(sw) - 1) * hw.smem.bank_conflict_cycles_per_way
+    return nbytes / hw.smem.read_bytes_per_clock_per_sm + nbytes / SMEM_WAVEFRONT_BYTES * extra
+
+
+def half_datapath(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> bool:
+    """PTX §9.7.16.10.5 layouts F and C: M=64 cta_group::1 and M=128 cta_group::2 sparse use half the
+    datapath lanes (ptx-digest §6/§16: about half the peak)."""
+    if hw.arch is not Arch.SM100A:
+        return False
+    return (cfg.mma_m == 64 and cfg.cta_group == 1) or (cfg.mma_m == 128 and cfg.cta_group == 2
+                                                        and problem.sparse_a)
+
+
+def mma_instruction(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float, float]:
+    """(math cycles, SMEM read cycles, useful FLOPs) of ONE MMA instruction on one SM."""
+    rows = 64 if hw.arch is Arch.SM90A else cfg.mma_m // cfg.cta_group
+    cols_b = cfg.mma_n if hw.arch is Arch.SM90A else cfg.mma_n // cfg.cta_group
+    flops = 2.0 * rows * cfg.mma_n * cfg.mma_k
+    rate = mma_flops_per_clock_per_sm(problem, hw) * (0.5 if half_datapath(problem, cfg, hw) else 1.0)
+    a_bytes = problem.operand_bytes(problem.a_dtype, rows * cfg.mma_k) / (2 if problem.sparse_a else 1)
+    b_bytes = problem.operand_bytes(problem.b_dtype, cols_b * cfg.mma_k)
+    smem = smem_read_cycles(a_bytes, cfg.swizzle_a, hw) + smem_read_cycles(b_bytes, cfg.swizzle_b, hw)
+    return flops / rate, smem, flops
+
+
+def wgmma_latency_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """Latency of one SS wgmma issued alone: max(math, SMEM operands, pipeline floor)."""
+    math_c, smem_c, _ = mma_instruction(problem, cfg, hw)
+    return max(math_c, smem_c, hw.tensor_core.mma_min_latency_cycles)
+
+
+def _boxes(inner: int, outer: int, elem_bytes: float, sw: Swizzle, hw: HardwareSpec) -> int:
+    """TMA boxes for an inner x outer block: a swizzled box's inner extent is at most the swizzle span
+    (cuTensorMapEncodeTiled), every box dimension at most tma.max_box_dim."""
+    max_box = hw.tma.max_box_dim
+    inner_limit = max_box if sw is Swizzle.NONE else max(int(sw.span_bytes / elem_bytes), 1)
+    return math.ceil(inner / min(inner_limit, max_box)) * math.ceil(outer / max_box)
+
+
+def _tma_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    mc_a, mc_b = multicast_factors(cfg)
+    rows = max(cfg.tile_m // mc_a, 1)
+    cols = max(cfg.tile_n // cfg.cta_group // mc_b, 1)
+    ka = cfg.tile_k // (2 if problem.sparse_a else 1)
+    if problem.a_major is Major.K:
+        na = _boxes(ka, rows, problem.a_elem_bytes, cfg.swizzle_a, hw)
+    else:
+        na = _boxes(rows, ka, problem.a_elem_bytes, cfg.swizzle_a, hw)
+    if problem.b_major is Major.K:
+        nb = _boxes(cfg.tile_k, cols, problem.b_elem_bytes, cfg.swizzle_b, hw)
+    else:
+        nb = _boxes(cols, cfg.tile_k, problem.b_elem_bytes, cfg.swizzle_b, hw)
+    n_sf = 2 if problem.scale_vec_size else 0
+    mc_boxes = (na if mc_a > 1 else 0) + (nb if mc_b > 1 else 0)
+    return ((na + nb + n_sf) * hw.tma.issue_cycles + mc_boxes * hw.tma.multicast_issue_cycles
+            + hw.sync.mbarrier_arrive_cycles)
+
+
+def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
+    sched = make_schedule(problem, cfg, hw)
+    traf = traffic(problem, cfg, hw, sched)
+    sm100 = hw.arch is Arch.SM100A
+    k_iters = math.ceil(problem.k / cfg.tile_k)
+    math_c, read_c, flops = mma_instruction(problem, cfg, hw)
+    if sm100:
+        issuers = 1
+        n_instr = (math.ceil(cfg.tile_m * cfg.cta_group / cfg.mma_m) * math.ceil(cfg.tile_n / cfg.mma_n)
+                   * math.ceil(cfg.tile_k / cfg.mma_k))
+    else:
+        issuers = max(cfg.consumers, 1)
+        n_instr = (max(cfg.tile_m // issuers // 64, 1) * math.ceil(cfg.tile_n / cfg.mma_n)
+                   * math.ceil(cfg.tile_k / cfg.mma_k))
+    out_bytes = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
+    sbytes = stage_bytes(problem, cfg)
+    # SMEM banks serve TMA writes, MMA operand reads, tcgen05.cp of scale factors and (on sm_100a, where
+    # it overlaps the mainloop) the epilogue's staging alike: each instruction carries its share.
+    writes = sbytes + scale_stage_bytes(problem, cfg)
+    if sm100 and cfg.epilogue is Epilogue.TMA_STORE:
+        writes += 2 * out_bytes / k_iters
+    smem_c = read_c + writes / (issuers * n_instr) / hw.smem.read_bytes_per_clock_per_sm
+    acc_bytes = cfg.tile_m * cfg.tile_n * problem.acc_dtype.bits / 8
+    params = SimParams(
+        tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
+        persistent=cfg.persistent,
+        tma_issue_cycles=_tma_issue_cycles(problem, cfg, hw), tma_latency_cycles=hw.tma.latency_cycles,
+        stage_tx_bytes=sbytes * cfg.cta_group, stage_smem_bytes=sbytes,
+        l2_bytes_per_stage=traf.l2_read_bytes_per_stage, hbm_bytes_per_stage=traf.hbm_read_bytes_per_stage,
+        tma_bytes_per_clock=hw.tma.bytes_per_clock_per_sm,
+        l2_bytes_per_clock=hw.l2.bandwidth_bytes_per_clock / sched.active_sms,
+        hbm_bytes_per_clock=hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
+        wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
+        issuers=issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
+        mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,
+        issue_overhead_cycles=hw.tensor_core.mma_issue_overhead_cycles,
+        wait_depth=0 if sm100 else min(WGMMA_WAIT_DEPTH, max(cfg.stages - 1, 0)),
+        acc_buffers=cfg.acc_buffers if sm100 else 1,
+        acc_load_cycles=acc_bytes / hw.tmem.load_bytes_per_clock_per_sm if sm100 else 0.0,
+        epi_bytes_per_worker=out_bytes if sm100 else out_bytes / issuers,
+        epi_workers=1 if sm100 else issuers,
+        epi_bytes_per_clock=hw.sync.epilogue_bytes_per_clock_per_sm,
+        out_bytes_per_tile=out_bytes, flops_per_stage=flops * n_instr * issuers)
+    return ModelInputs(params, sched, traf)
+
+
+__all__ = ["SimParams", "ModelInputs", "build_inputs", "mma_instruction", "wgmma_latency_cycles",
+           "conflict_ways", "smem_read_cycles", "half_datapath", "a_stage_bytes", "b_stage_bytes"]

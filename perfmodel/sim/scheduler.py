@@ -1,0 +1,68 @@
+"""Tile scheduler: tile order (raster + grouped/swizzled order), waves, tiles per SM, the tail.
+
+The scheduling unit is the cluster tile (``cluster_m*tile_m x cluster_n*tile_n``); each CTA of a cluster
+owns one ``tile_m x tile_n`` output tile of it. Order follows CUTLASS's sm90/sm100 persistent scheduler
+(``get_work_idx_m_and_n``): with ``raster=m`` the M index changes fastest; ``group_size`` g > 1 walks
+strips g tiles wide along the other dimension, the strip index changing fastest inside a strip, so
+g = 1 is the plain raster. A last strip narrower than g is walked with its own width (Triton's GROUP_M).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..config import KernelConfig, Raster
+from ..hardware import HardwareSpec
+from ..problem import GemmProblem
+
+
+@dataclass(frozen=True)
+class Schedule:
+    tiles_m: int            # cluster tiles along M (per batch)
+    tiles_n: int            # cluster tiles along N (per batch)
+    batch: int
+    n_tiles: int            # cluster tiles in total
+    slots: int              # clusters resident at once (one CTA per SM)
+    waves: int              # ceil(n_tiles / slots)
+    tiles_per_cta: int      # tiles the busiest CTA processes (persistent) or 1 (non-persistent)
+    active_sms: int         # SMs working in a full wave
+    persistent: bool
+
+    @property
+    def wave_efficiency(self) -> float:
+        return self.n_tiles / (self.waves * self.slots)
+
+
+def make_schedule(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> Schedule:
+    tm = math.ceil(problem.m / (cfg.cluster_m * cfg.tile_m))
+    tn = math.ceil(problem.n / (cfg.cluster_n * cfg.tile_n))
+    n = tm * tn * problem.batch
+    slots = max(hw.sm_count // cfg.cluster_size, 1)
+    waves = math.ceil(n / slots)
+    return Schedule(tiles_m=tm, tiles_n=tn, batch=problem.batch, n_tiles=n, slots=slots, waves=waves,
+                    tiles_per_cta=waves if cfg.persistent else 1,
+                    active_sms=min(n, slots) * cfg.cluster_size, persistent=cfg.persistent)
+
+
+def tile_coords(t: int, tiles_m: int, tiles_n: int, raster: Raster, group: int) -> tuple[int, int, int]:
+    """(batch, m index, n index) of the t-th cluster tile in launch order."""
+    per_batch = tiles_m * tiles_n
+    b, t = divmod(t, per_batch)
+    major_n, minor_n = (tiles_m, tiles_n) if raster is Raster.M else (tiles_n, tiles_m)
+    g = max(1, min(group, minor_n))
+    strip, within = divmod(t, g * major_n)
+    width = min(g, minor_n - strip * g)
+    major, offset = divmod(within, width)
+    minor = strip * g + offset
+    return (b, major, minor) if raster is Raster.M else (b, minor, major)
+
+
+def wave_panels(sched: Schedule, raster: Raster, group: int, wave: int) -> tuple[set, set]:
+    """Distinct A row-panels (batch, m) and B column-panels (batch, n) touched by one wave."""
+    a, b = set(), set()
+    lo = wave * sched.slots
+    for t in range(lo, min(lo + sched.slots, sched.n_tiles)):
+        bi, mi, ni = tile_coords(t, sched.tiles_m, sched.tiles_n, raster, group)
+        a.add((bi, mi))
+        b.add((bi, ni))
+    return a, b
