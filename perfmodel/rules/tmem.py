@@ -9,7 +9,7 @@ MAX_ACC_BUFFERS = 2   # the modelled kernels (CUTLASS sm100 practice) double-buf
 
 
 @rule("tmem-capacity", "PTX ISA 9.0 §9.7.16.7.1 (nCols a power of 2 in [32, 512]) / §9.7.16.1 (512 columns)",
-      "accumulators (N columns x acc_buffers) + scale-factor columns, rounded up to a power of two >= 32, fit in TMEM")
+      "accumulators (N columns x acc_buffers) + scale-factor and sparse-metadata columns, rounded up to a power of two >= 32, fit in TMEM")
 def tmem_capacity(c: Ctx):
     if not c.sm100 or not positive(c):
         return
