@@ -2,13 +2,13 @@
 
 The busiest SM is simulated for a window: at most ``WINDOW_TILES`` tiles of at most
 ``window_k(stages)`` k-blocks each (pipeline fill, a steady-state K window, the epilogue overlapping
-the next tile). From the window the model measures the steady per-k-block period P (the last part of
-the last tile's K loop) and the steady tile period D (between the last two tiles), and extends:
+the next tile). From the window the model measures the steady per-k-block period P (the second half of
+the first tile's K window) and the steady tile period D (between the last two tiles), and extends:
 
     T = T_window + n_sim * (K - k_sim) * P + (tiles - n_sim) * (D + (K - k_sim) * P)
 
-applied alike to time and every counter. P is never taken below the steady demand of the busiest
-resource (a window still draining a full ring would otherwise look faster than the steady state).
+applied alike to time and every counter. P (and D) are never taken below the steady demand of the
+busiest resource (a window still draining a full ring would otherwise look faster than the steady state).
 ``full=True`` simulates every tile and k-block instead; tests hold the two within 1%.
 """
 from __future__ import annotations
@@ -84,20 +84,24 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int) 
     ka = max(kb - max(k_sim // 2, 1), 0)
     per_k = [0.0] * len(end)
     if ext_k and kb > ka:
-        a, b = _vec(tr.snapshots[(n_sim - 1, ka)]), _vec(tr.snapshots[(n_sim - 1, kb)])
+        # measured in the first tile: later tiles' windows also carry the previous tile's output stores,
+        # which belong to the tile period D (measured between tiles), not to every k-block
+        a, b = _vec(tr.snapshots[(0, ka)]), _vec(tr.snapshots[(0, kb)])
         per_k = [(y - x) / (kb - ka) for x, y in zip(a, b)]
         per_k[0] = max(per_k[0], _steady_demand(p))
     per_tile = [0.0] * len(end)
     if ext_t:
         a, b = _vec(tr.snapshots[(n_sim - 2, kb)]), _vec(tr.snapshots[(n_sim - 1, kb)])
         per_tile = [y - x for x, y in zip(a, b)]
+        per_tile[0] = max(per_tile[0], k_sim * _steady_demand(p))   # a ring still filling looks faster
     return [e + n_sim * ext_k * dk + ext_t * (dt + ext_k * dk) for e, dk, dt in zip(end, per_k, per_tile)]
 
 
 def _classify(util: dict, stalls: dict, total: float, wave_eff: float, deadlock: bool) -> str:
     if deadlock:
         return "latency"
-    if 1.0 - wave_eff > 1.0 - util["tensor_core"] and wave_eff < 1.0:
+    tail_loss = 1.0 - wave_eff          # SM-time idle in the last, partial wave
+    if tail_loss > max(1.0 - util["tensor_core"], 1.0 - SATURATED):
         return "wave_tail"
     unit, u = max(((k, v) for k, v in util.items()), key=lambda kv: kv[1])
     if u >= SATURATED:

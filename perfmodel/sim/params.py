@@ -171,7 +171,11 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         persistent=cfg.persistent,
         tma_issue_cycles=_tma_issue_cycles(problem, cfg, hw), tma_latency_cycles=hw.tma.latency_cycles,
         stage_tx_bytes=sbytes * cfg.cta_group, stage_smem_bytes=sbytes,
-        l2_bytes_per_stage=traf.l2_read_bytes_per_stage, hbm_bytes_per_stage=traf.hbm_read_bytes_per_stage,
+        # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
+        # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
+        l2_bytes_per_stage=traf.l2_read_bytes_per_stage + out_bytes / k_iters,
+        hbm_bytes_per_stage=traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
+            sched.n_tiles * cfg.cluster_size * k_iters),
         tma_bytes_per_clock=hw.tma.bytes_per_clock_per_sm,
         l2_bytes_per_clock=hw.l2.bandwidth_bytes_per_clock / sched.active_sms,
         hbm_bytes_per_clock=hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,

@@ -18,7 +18,9 @@ import simpy
 from .components import DeadlockError, MBarrier, Recorder, Server, cycles
 from .params import SimParams
 
-N_COUNTERS = 9   # tc_math, smem, tma, l2, hbm, epilogue busy; stall full, empty, epilogue
+# Stall counters: "full_barrier" and "epilogue" are tensor-core idle cycles, each gap charged to what
+# kept the next MMA from issuing (its data not landed yet / the accumulator or consumers busy in the
+# epilogue); "empty_barrier" is the producer's wait for a free stage (large when compute-bound).
 COUNTER_NAMES = ("tensor_core", "smem", "tma", "l2", "hbm", "epilogue",
                  "full_barrier", "empty_barrier", "epilogue_stall")
 
@@ -59,7 +61,7 @@ class SmSim:
     def counters(self) -> tuple:
         r = self.rec
         return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy, self.hbm.busy, self.epi.busy,
-                r.stall_full / self.p.issuers, r.stall_empty, r.stall_epilogue / self.p.epi_workers)
+                r.stall_full, r.stall_empty, r.stall_epilogue)
 
     def _at(self, t: float, fn) -> None:
         ev = self.env.timeout(cycles(t - self.env.now))
@@ -77,10 +79,19 @@ class SmSim:
         self.rec.span(row, f"wait {bar.name}", t0, self.env.now, kind)
         return self.env.now - t0
 
-    def _mma(self, t: float, n: int, row: str, label: str) -> float:
-        """Reserve the tensor core for n back-to-back instructions issued from t; returns completion."""
+    def _mma(self, t: float, n: int, row: str, label: str, waited_full: float = 0.0,
+             after_epilogue: bool = False) -> float:
+        """Reserve the tensor core for n back-to-back instructions issued from t; returns completion.
+        An idle gap before them is charged to the full-barrier wait (at most its length), the rest to
+        the epilogue when the issuer comes from one."""
         p = self.p
         occ = p.instr_cycles
+        gap = t - self.tc.free_at
+        if gap > 0:
+            full = min(gap, waited_full)
+            self.rec.stall_full += full
+            if after_epilogue:
+                self.rec.stall_epilogue += gap - full
         start = max(t, self.tc.free_at)
         self.tc.free_at = start + n * occ
         self.tc.busy += n * occ
@@ -89,12 +100,6 @@ class SmSim:
         done = start + (n - 1) * occ + max(occ, p.mma_latency_floor)
         self.rec.span(row, label, start, done, "mma")
         return done
-
-    def _store(self) -> None:
-        """Async store of one tile's output (TMA store or direct): L2 then HBM write bandwidth."""
-        nbytes = self.p.out_bytes_per_tile / self.p.epi_workers
-        t = self.env.now
-        self.end = max(self.end, self.l2.reserve(t, nbytes), self.hbm.reserve(t, nbytes))
 
     def _mark(self, tile: int, k: int) -> None:
         self.snapshots[(tile, k)] = (float(self.env.now), self.counters())
@@ -106,7 +111,7 @@ class SmSim:
         for tile in range(self.n_tiles):
             for k in range(self.k_iters):
                 s, ph = it % S, (it // S) & 1
-                self.rec.stall_empty += yield from self._wait(self.empty[s], ph ^ 1, "TMA producer", "wait_empty")
+                self.rec.stall_empty += (yield from self._wait(self.empty[s], ph ^ 1, "TMA producer", "wait_empty"))
                 t0 = env.now + p.wait_cycles
                 self.full[s].arrive_expect_tx(p.stage_tx_bytes)
                 t_req = t0 + p.tma_issue_cycles
@@ -130,9 +135,10 @@ class SmSim:
             pending: deque = deque()
             for k in range(self.k_iters):
                 s, ph = it % S, (it // S) & 1
-                self.rec.stall_full += yield from self._wait(self.full[s], ph, row, "wait_full")
+                waited = yield from self._wait(self.full[s], ph, row, "wait_full")
                 t0 = env.now + p.wait_cycles
-                done = self._mma(t0 + p.issue_overhead_cycles, p.instr_per_stage, row, f"t{tile} k{k}")
+                done = self._mma(t0 + p.issue_overhead_cycles, p.instr_per_stage, row, f"t{tile} k{k}",
+                                 waited, after_epilogue=(k == 0 and tile > 0))
                 pending.append((s, done))
                 self._mark(tile, k)
                 nxt = t0 + p.instr_per_stage * p.issue_overhead_cycles
@@ -151,19 +157,16 @@ class SmSim:
                 yield env.timeout(cycles(max(d for _, d in pending) - env.now))
                 for s_old, _ in pending:
                     self.empty[s_old].arrive()
-            yield from self._epilogue_store(f"Epilogue wg{c}", tile, stall=True)
+            yield from self._epilogue_store(f"Epilogue wg{c}", tile)
         self._finish()
 
-    def _epilogue_store(self, row: str, tile: int, stall: bool):
+    def _epilogue_store(self, row: str, tile: int):
         p, env = self.p, self.env
         t0 = env.now
         end = self.epi.reserve(t0, p.epi_bytes_per_worker)
         self.events += 1
         yield env.timeout(cycles(end - env.now))
         self.rec.span(row, f"t{tile} store", t0, env.now, "epilogue")
-        if stall:
-            self.rec.stall_epilogue += env.now - t0
-        self._store()
 
     def tcgen05_issuer(self):
         """sm_100a MMA thread: per tile take an accumulator buffer, per stage wait full, issue, commit."""
@@ -171,14 +174,13 @@ class SmSim:
         row, it, nacc = "MMA (tcgen05)", 0, max(p.acc_buffers, 1)
         for tile in range(self.n_tiles):
             b = tile % nacc
-            t0 = env.now
-            yield from self._wait(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, row, "wait_epilogue")
-            self.rec.stall_epilogue += env.now - t0
+            acc_wait = yield from self._wait(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, row, "wait_epilogue")
             for k in range(self.k_iters):
                 s, ph = it % S, (it // S) & 1
-                self.rec.stall_full += yield from self._wait(self.full[s], ph, row, "wait_full")
+                waited = yield from self._wait(self.full[s], ph, row, "wait_full")
                 t0 = env.now + p.wait_cycles
-                done = self._mma(t0 + p.issue_overhead_cycles, p.instr_per_stage, row, f"t{tile} k{k}")
+                done = self._mma(t0 + p.issue_overhead_cycles, p.instr_per_stage, row, f"t{tile} k{k}",
+                                 waited, after_epilogue=(k == 0 and acc_wait > 0))
                 self._at(done, self.empty[s].arrive)          # tcgen05.commit -> empty[s]
                 if k == self.k_iters - 1:
                     self._at(done, self.acc_full[b].arrive)   # tcgen05.commit -> acc_full[b]
@@ -199,7 +201,7 @@ class SmSim:
             yield env.timeout(cycles(t0 + p.acc_load_cycles - env.now))
             self.rec.span("Epilogue", f"t{tile} tcgen05.ld", t0, env.now, "tmem_ld")
             self.acc_empty[b].arrive()
-            yield from self._epilogue_store("Epilogue", tile, stall=False)
+            yield from self._epilogue_store("Epilogue", tile)
         self._finish()
 
     def _finish(self) -> None:

@@ -1,0 +1,82 @@
+"""`perfmodel predict`: simulate a configuration -> throughput, bottleneck, utilisation, stalls, timeline."""
+from __future__ import annotations
+
+import json
+import math
+
+from ..legality import check
+from ..predict import Prediction, predict
+from .common import add_knob_arguments, add_problem_arguments, resolve
+
+NAME = "predict"
+HELP = "predict throughput, bottleneck and timeline of a configuration (SimPy model + analytic baseline)"
+
+
+def add_arguments(p):
+    add_problem_arguments(p)
+    add_knob_arguments(p)
+    p.add_argument("--clock-mhz", type=float, help="SM clock (default: the sustained clock under tensor load)")
+    p.add_argument("--timeline", metavar="FILE.png", help="write a Gantt chart of one SM over the first tiles")
+    p.add_argument("--trace", metavar="FILE.json", help="write the same events as a Chrome/Perfetto trace")
+
+
+def run(args) -> int:
+    r = resolve(args)
+    violations = check(r.problem, r.config, r.hw)
+    if violations:
+        if args.json:
+            print(json.dumps({"config": r.config.name, "legal": False, "violations": [
+                {"rule": v.rule, "reason": v.reason, "ptx_section": v.ptx_section} for v in violations]}, indent=2))
+        else:
+            print(f"config   {r.config.name}")
+            print(f"ILLEGAL: {len(violations)} violation(s)")
+            for v in violations:
+                print(f"  {v}")
+        return 1
+    want_tl = bool(args.timeline or args.trace)
+    clock = args.clock_mhz * 1e6 if args.clock_mhz else None
+    pred = predict(r.problem, r.config, r.hw, clock_hz=clock, record_timeline=want_tl)
+    if want_tl and pred.timeline is not None:
+        from ..timeline import write_chrome_trace, write_gantt
+        title = f"{r.hw.name} {r.problem.shape_name()} {args.dtype}  {r.config.name}"
+        if args.timeline:
+            write_gantt(pred.timeline, args.timeline, title=title, clock_hz=pred.clock_hz)
+        if args.trace:
+            write_chrome_trace(pred.timeline, args.trace, clock_hz=pred.clock_hz, title=title)
+    if args.json:
+        d = pred.to_dict()
+        d.update({"dtype": args.dtype, "legal": True, "derived": list(r.derived.notes)})
+        print(json.dumps(d, indent=2))
+    else:
+        _print_text(pred, r, args)
+    return 0
+
+
+def _print_text(p: Prediction, r, args) -> None:
+    a = p.analytic
+    print(f"gpu        {r.hw.name} ({r.hw.arch.value}), clock {p.clock_hz / 1e6:.0f} MHz")
+    print(f"problem    {r.problem.shape_name()} {args.dtype} (kind::{r.problem.kind.value})")
+    print(f"config     {p.config_name}")
+    for note in r.derived.notes:
+        print(f"  derived  {note}")
+    if p.deadlock:
+        print(f"DEADLOCK   {p.reason}")
+        print("bottleneck latency (the pipeline cannot make progress)")
+        return
+    print(f"{'':11}{'simulation':>14}{'analytic':>14}")
+    print(f"{'TFLOP/s':11}{p.tflops:>14.1f}{a.tflops:>14.1f}")
+    print(f"{'time (us)':11}{p.time_us:>14.2f}{a.time_us:>14.2f}")
+    print(f"{'cycles':11}{p.cycles:>14d}{a.cycles:>14d}")
+    print(f"{'bound':11}{p.bottleneck.value:>14}{a.bound:>14}")
+    d = p.details
+    print(f"schedule   {d['tiles_per_cta']} tile(s) per CTA, {d['waves']} wave(s), wave efficiency "
+          f"{d['wave_efficiency']:.3f}, {d['k_iters']} k-blocks per tile, L2 reuse: {d['l2_reuse']}")
+    print("utilisation " + "  ".join(f"{k} {v * 100:.0f}%" for k, v in p.utilization.items()))
+    total = max(p.cycles, 1)
+    print("stalls      " + "  ".join(f"{k} {v} cyc ({v / total * 100:.1f}%)" for k, v in p.stall_cycles.items()))
+    print(f"mma        {d['instr_cycles']:.1f} cycles/instruction (math {d['instr_math_cycles']:.1f}, "
+          f"shared memory {d['instr_smem_cycles']:.1f})")
+    if math.isfinite(p.time_s) and args.timeline:
+        print(f"timeline   {args.timeline}")
+    if args.trace:
+        print(f"trace      {args.trace}")
