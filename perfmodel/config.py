@@ -239,6 +239,23 @@ def _derive_stages(problem: GemmProblem, hw: HardwareSpec, cfg: KernelConfig) ->
                     f"{per} B per stage = {fit}, capped at {MAX_DERIVED_STAGES} and at the K-tiles)")
 
 
+def _derive_schedule(notes: list[str], persistent, raster, group_size, epilogue):
+    """Scheduling and epilogue defaults (CUTLASS's persistent tile scheduler with grouped raster)."""
+    if persistent is None:
+        persistent = True
+        notes.append("persistent=on (default: one CTA per SM, static tile scheduler)")
+    if raster is None:
+        raster = "m"
+        notes.append("raster=m (default)")
+    if group_size is None:
+        group_size = 8
+        notes.append("group_size=8 (grouped tile order, 8 tiles wide)")
+    if epilogue is None:
+        epilogue = "tma"
+        notes.append("epilogue=tma (registers -> shared memory -> TMA store)")
+    return persistent, raster, group_size, epilogue
+
+
 def derive(problem: GemmProblem, hw: HardwareSpec, tile: tuple[int, int, int] | None = None, *,
            stages: int | None = None, swizzle: int | str | None = None, cluster: tuple[int, int] | None = None,
            cta_group: int | None = None, consumers: int | None = None, persistent: bool | None = None,
@@ -281,18 +298,7 @@ def derive(problem: GemmProblem, hw: HardwareSpec, tile: tuple[int, int, int] | 
         consumers = 1 if sm100 else {64: 1, 128: 2, 192: 3}.get(tm, 2)
         notes.append(f"consumers={consumers} (" + ("one epilogue warpgroup" if sm100 else
                                                     "one consumer warpgroup per 64 rows, at most 2 for 256") + ")")
-    if persistent is None:
-        persistent = True
-        notes.append("persistent=on (default: one CTA per SM, static tile scheduler)")
-    if raster is None:
-        raster = "m"
-        notes.append("raster=m (default)")
-    if group_size is None:
-        group_size = 8
-        notes.append("group_size=8 (grouped tile order, 8 tiles wide)")
-    if epilogue is None:
-        epilogue = "tma"
-        notes.append("epilogue=tma (registers -> shared memory -> TMA store)")
+    persistent, raster, group_size, epilogue = _derive_schedule(notes, persistent, raster, group_size, epilogue)
     try:
         cfg = KernelConfig(tm, tn, tk, mma[0], mma[1], mma[2], cta_group, cluster[0], cluster[1], multicast,
                            stages if stages is not None else 1, sw_a, sw_b, consumers,

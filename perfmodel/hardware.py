@@ -272,8 +272,6 @@ _CACHE: dict[str, HardwareSpec] = {}
 def load_hardware(name_or_path: str | os.PathLike) -> HardwareSpec:
     """Load a GPU by name (``h100-sxm``; ``h100_sxm`` works too) or from a TOML path."""
     key = str(name_or_path)
-    if key in _CACHE:
-        return _CACHE[key]
     p = Path(key)
     if p.suffix == ".toml" or p.exists():
         if not p.is_file():
@@ -283,6 +281,7 @@ def load_hardware(name_or_path: str | os.PathLike) -> HardwareSpec:
         path = hardware_dir() / f"{key.replace('_', '-').lower()}.toml"
         if not path.is_file():
             raise UnknownGpuError(key, list_gpus())
-    spec = parse_hardware(path.read_text(), str(path))
-    _CACHE[key] = spec
-    return spec
+    cache_key = str(path.resolve())   # by file, so PERFMODEL_CONFIG_DIR and names/paths agree
+    if cache_key not in _CACHE:
+        _CACHE[cache_key] = parse_hardware(path.read_text(), str(path))
+    return _CACHE[cache_key]

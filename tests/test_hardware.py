@@ -99,3 +99,14 @@ def test_missing_file_path_is_a_spec_error(tmp_path: Path):
     with pytest.raises(HardwareSpecError) as exc:
         load_hardware(str(tmp_path / "nothing.toml"))
     assert "nothing.toml" in str(exc.value)
+
+
+def test_config_dir_override_is_honoured_after_a_cached_load(tmp_path: Path, monkeypatch):
+    load_hardware("h100-sxm")
+    (tmp_path / "hardware").mkdir()
+    (tmp_path / "hardware" / "h100-sxm.toml").write_text(GOOD.replace("value = 132,", "value = 114,", 1))
+    monkeypatch.setenv("PERFMODEL_CONFIG_DIR", str(tmp_path))
+    assert list_gpus() == ["h100-sxm"]
+    assert load_hardware("h100-sxm").sm_count == 114
+    monkeypatch.delenv("PERFMODEL_CONFIG_DIR")
+    assert load_hardware("h100-sxm").sm_count == 132
