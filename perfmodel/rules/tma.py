@@ -8,7 +8,7 @@ than the span), and misaligned global strides.
 """
 from __future__ import annotations
 
-from ..config import Swizzle
+from ..config import Epilogue, Swizzle
 from ..legality import Ctx, rule
 from ..problem import Major
 from ._common import operands, padded_sub_byte, positive
@@ -48,11 +48,12 @@ def _global_strides(c: Ctx):
     b_cols = p.k if p.b_major is Major.K else p.n
     yield "A", p.a_dtype, a_cols * p.a_dtype.bits / 8
     yield "B", p.b_dtype, b_cols * p.b_dtype.bits / 8
-    yield "D", p.out_dtype, p.n * p.out_dtype.bits / 8
+    if c.cfg.epilogue is Epilogue.TMA_STORE:   # the direct epilogue stores from registers, no tensor map
+        yield "D", p.out_dtype, p.n * p.out_dtype.bits / 8
 
 
 @rule("tma-global-stride", "CUDA Driver API cuTensorMapEncodeTiled: globalStrides a multiple of 16 B (not PTX); 32 B for padded fp4/fp6, PTX ISA 9.0 §9.7.9.25.5.1",
-      "global row strides (K x elem for K-major A/B, M or N x elem for MN-major, N x out for D) are 16-byte aligned")
+      "global row strides (K x elem for K-major A/B, M or N x elem for MN-major, N x out for a TMA-stored D) are 16-byte aligned")
 def tma_global_stride(c: Ctx):
     for name, dtype, stride in _global_strides(c):
         align = _PADDED_ALIGN_BYTES if name != "D" and padded_sub_byte(c, dtype) else _TMA_ALIGN_BYTES
