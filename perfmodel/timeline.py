@@ -51,7 +51,10 @@ def write_gantt(tl: Timeline, path: str, *, title: str = "", clock_hz: float = 0
     for row, label, start, end, kind in tl.intervals:
         tile = _tile_of(label)
         alpha = 1.0 if kind != "mma" or tile % 2 == 0 else 0.6
-        ax.broken_barh([(start, end - start)], (y[row] - 0.38, 0.76), facecolors=COLORS.get(kind, "#777777"),
+        # waits are thin bars along the bottom of their row: a thread waiting while work it already
+        # issued keeps a unit busy is not idle hardware
+        y0, h = (y[row] - 0.38, 0.22) if kind.startswith("wait") else (y[row] - 0.3, 0.68)
+        ax.broken_barh([(start, end - start)], (y0, h), facecolors=COLORS.get(kind, "#777777"),
                        edgecolor="white" if kind in ("mma", "tma_issue") else "none", linewidth=0.3, alpha=alpha)
         used.add(kind)
     ax.set_yticks(list(y.values()))

@@ -56,6 +56,7 @@ class SmSim:
         self.done_workers = 0
         self.end = 0.0
         self.events = 0
+        self.event_budget = 64 * n_tiles * k_iters * (p.issuers + 2) + 10000
 
     # ------------------------------------------------------------------ helpers
     def counters(self) -> tuple:
@@ -209,6 +210,19 @@ class SmSim:
         self.end = max(self.end, self.env.now)
 
     # ------------------------------------------------------------------ run
+    def _run_guarded(self, limit_cycles: float) -> str:
+        """Step until no event is left (done, or a protocol deadlock), with a time and event budget."""
+        env, step, peek = self.env, self.env.step, self.env.peek
+        budget = self.event_budget
+        while True:
+            t = peek()
+            if t == float("inf"):
+                return ""
+            if t > limit_cycles or budget <= 0:
+                return f"no progress within the guard ({limit_cycles:.0f} cycles, {self.event_budget} events)"
+            step()
+            budget -= 1
+
     def run(self, limit_cycles: float) -> SimTrace:
         env, p = self.env, self.p
         env.process(self.producer())
@@ -222,14 +236,13 @@ class SmSim:
             workers = p.issuers
         reason = ""
         try:
-            env.run(until=limit_cycles)
+            reason = self._run_guarded(limit_cycles)
         except DeadlockError as exc:
             reason = str(exc)
         if not reason and self.done_workers < workers:
             waiting = [b.name for b in self.full + self.empty + self.acc_full + self.acc_empty if b.waiters]
-            reason = (f"pipeline stalled at cycle {env.now:.0f}: nobody can arrive on "
-                      f"{', '.join(waiting) or 'any barrier'}" if env.peek() == float("inf")
-                      else f"no progress within the {limit_cycles:.0f}-cycle guard")
+            reason = (f"pipeline stalled at cycle {env.now:.0f}: every process waits and nobody can arrive on "
+                      f"{', '.join(waiting) or 'any barrier'}")
         return SimTrace(self.end, self.counters(), self.snapshots, self.rec.intervals, reason, self.events)
 
 

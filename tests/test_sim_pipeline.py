@@ -1,0 +1,86 @@
+"""The SimPy processes of one SM: a golden event log (SimPy style), protocol deadlocks, extrapolation."""
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+
+from perfmodel.sim.model import extrapolate, static_deadlock
+from perfmodel.sim.params import SimParams
+from perfmodel.sim.pipeline import simulate
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def small(**over) -> SimParams:
+    """A tiny hand-made SM: round numbers so that the log can be checked by hand."""
+    base = dict(tmem=False, stages=2, k_iters=3, tiles_per_cta=1, waves=1, persistent=True,
+                tma_issue_cycles=10, tma_latency_cycles=100, stage_tx_bytes=1000, stage_smem_bytes=1000,
+                l2_bytes_per_stage=1000, hbm_bytes_per_stage=0, tma_bytes_per_clock=10, l2_bytes_per_clock=1e9,
+                hbm_bytes_per_clock=1e9, wait_cycles=5, arrive_cycles=0, issuers=1, instr_per_stage=2,
+                instr_math_cycles=40, instr_smem_cycles=20, mma_latency_floor=13, issue_overhead_cycles=1,
+                wait_depth=1, acc_buffers=1, acc_load_cycles=0, epi_bytes_per_worker=640, epi_workers=1,
+                epi_bytes_per_clock=64, out_bytes_per_tile=640, flops_per_stage=1)
+    base.update(over)
+    return SimParams(**base)
+
+
+def _log(trace) -> str:
+    rows = sorted(trace.intervals, key=lambda iv: (iv[2], iv[0], iv[3]))
+    return "\n".join(f"{s:8.1f} {e:8.1f}  {row:<14} {label}" for row, label, s, e, _ in rows) + "\n"
+
+
+@pytest.mark.parametrize("name,params", [("hopper_2stage", small()),
+                                         ("blackwell_acc2", small(tmem=True, acc_buffers=2, wait_depth=0,
+                                                                  acc_load_cycles=8, tiles_per_cta=2))])
+def test_golden_event_log(name, params):
+    trace = simulate(params, params.tiles_per_cta, params.k_iters, record=True)
+    got = _log(trace)
+    path = GOLDEN / f"sim_{name}.out"
+    if os.environ.get("PERFMODEL_UPDATE_GOLDEN"):
+        path.write_text(got)
+    assert got == path.read_text(), f"event log changed; PERFMODEL_UPDATE_GOLDEN=1 rewrites {path.name}"
+
+
+def test_hand_checked_first_stage():
+    """Stage 0: wait 5, issue 10, 1000 B at 10 B/clk = 100, latency 100 -> lands at 215; the consumer
+    then waits 5, issues (1 cycle) and runs 2 x 40 cycles -> done at 301."""
+    trace = simulate(small(), 1, 3, record=True)
+    load = next(iv for iv in trace.intervals if iv[0] == "stage 0 load")
+    mma = next(iv for iv in trace.intervals if iv[0] == "MMA wg0" and iv[4] == "mma")
+    assert (load[2], load[3]) == (15, 215)
+    assert (mma[2], mma[3]) == (221, 301)
+
+
+def test_deeper_pipeline_is_never_slower():
+    times = [simulate(small(stages=s, k_iters=12), 1, 12).end_cycles for s in (2, 3, 4, 6)]
+    assert times == sorted(times, reverse=True)
+    assert times[0] > times[-1]
+
+
+@pytest.mark.parametrize("over,needle", [(dict(stages=0), "0 pipeline stages"),
+                                         (dict(stage_tx_bytes=1 << 20), "tx-count"),
+                                         (dict(wait_depth=2), "wait_group depth"),
+                                         (dict(tmem=True, acc_buffers=0, wait_depth=0), "accumulator")])
+def test_static_deadlocks_are_named(over, needle):
+    assert needle in static_deadlock(small(**over))
+
+
+def test_dynamic_deadlock_is_detected_not_simulated_forever():
+    """wait_group depth == stages: the consumer never releases a stage before it needs the next one.
+    The simulation stops when no event is left and names the barriers everybody waits on."""
+    trace = simulate(small(wait_depth=2), 1, 6)
+    assert "stalled" in trace.deadlock and "empty" in trace.deadlock
+
+
+def test_extrapolation_equals_full_run_in_steady_state():
+    p = small(k_iters=40, tiles_per_cta=6, stages=3)
+    full = simulate(p, 6, 40)
+    win = simulate(p, 3, 14)
+    got = extrapolate(win, p, 3, 14, 6)[0]
+    assert got == pytest.approx(full.end_cycles, rel=0.01)
+
+
+def test_params_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        small().stages = 3
