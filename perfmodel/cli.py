@@ -8,7 +8,7 @@ import sys
 from .errors import PerfmodelError
 
 # Each subcommand is a module in perfmodel.commands (NAME, HELP, add_arguments, run).
-COMMANDS = ["gpus", "check", "tune", "rules", "predict"]
+COMMANDS = ["gpus", "check", "tune", "rules", "validate", "predict", "calibrate"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,34 @@
+// Interface between the per-configuration kernel translation unit (gemm_sm90.cu, compiled once per
+// KernelConfig with -D macros) and the configuration-independent host harness (harness_sm90.cu).
+#pragma once
+#include <cuda_runtime.h>
+
+extern "C" {
+
+struct PmKernelInfo {
+  int bm, bn, bk, mma_n, stages, consumers, cluster_m, cluster_n, multicast;
+  int swizzle_a, swizzle_b, persistent, raster_n, group_size, epilogue_tma, fp8;
+  int threads;          // per CTA: (1 producer + consumers) warpgroups x 128
+  int smem_bytes;       // dynamic shared memory requested at launch
+  int producer_regs, consumer_regs;   // setmaxnreg targets
+};
+
+struct PmLaunchInfo {
+  int grid_ctas;        // CTAs launched (a multiple of the cluster size)
+  int tiles;            // output tiles of BM x BN
+  int clusters_resident;  // cudaOccupancyMaxActiveClusters (persistent grid size / cluster size)
+};
+
+// Fills *info. Always succeeds.
+void pm_kernel_info(PmKernelInfo* info);
+
+// Builds the tensor maps for one set of buffers (A: M x K, B: N x K, both K-major; D: M x N row-major
+// bf16) and sizes the grid. Returns 0 on success, else writes a one-line message to err.
+int pm_make_plan(void** plan, const void* a, const void* b, void* d, int m, int n, int k,
+                 PmLaunchInfo* launch, char* err, int err_len);
+
+// Launches the kernel for a plan on a stream; returns the cudaError_t of the launch.
+int pm_launch(void* plan, cudaStream_t stream);
+
+void pm_free_plan(void* plan);
+}

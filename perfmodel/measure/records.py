@@ -1,0 +1,116 @@
+"""Frozen records of the measurement dataset: one header per file, one Measurement per line.
+
+Only the standard library: this package runs on the GPU machine without simpy/optuna/pandas.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+
+FORMAT = "perfmodel-measurements/1"
+CUBLAS = "cublas"   # config_name of the cuBLAS reference rows (bf16, same shape, same GPU)
+
+
+class Invalidity(enum.Enum):
+    """kernel_tuner's vocabulary: ``correct`` is the one valid outcome."""
+    CORRECT = "correct"
+    COMPILE = "compile"          # nvcc/ptxas failed
+    RUNTIME = "runtime"          # the harness crashed or reported a CUDA error
+    TIMEOUT = "timeout"          # the run outlived --timeout and was killed
+    CORRECTNESS = "correctness"  # wrong result against the reference GEMM
+    CONSTRAINTS = "constraints"  # refused by perfmodel.legality before compiling
+
+
+@dataclass(frozen=True)
+class DatasetHeader:
+    """First line of a dataset file. IDENTITY fields must match for a run to append to it."""
+    gpu_spec: str          # hardware file the dataset validates, e.g. "h100-sxm"
+    gpu_name: str          # what the driver calls the GPU, e.g. "NVIDIA H100 80GB HBM3"
+    driver: str            # NVIDIA driver version
+    nvcc: str              # nvcc release line (the harness links cudart statically from it)
+    kernel_hash: str       # sha256 of perfmodel/kernels sources (kernel + harness)
+    hw_fingerprint: str    # perfmodel HardwareSpec fingerprint of gpu_spec when the file was created
+    created: str           # ISO-8601 UTC date of creation
+    format: str = FORMAT
+
+    IDENTITY = ("format", "gpu_spec", "gpu_name", "driver", "nvcc", "kernel_hash")
+
+    def mismatches(self, other: "DatasetHeader") -> list[str]:
+        return [f"{f}: file has '{getattr(self, f)}', this run has '{getattr(other, f)}'"
+                for f in self.IDENTITY if getattr(self, f) != getattr(other, f)]
+
+    def to_dict(self) -> dict:
+        return {"header": dataclasses.asdict(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DatasetHeader":
+        body = d["header"]
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in body.items() if k in names})
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One (configuration, shape, dtype) run. Times are medians over many launches (seconds)."""
+    config_name: str                 # canonical KernelConfig name, or "cublas"
+    m: int
+    n: int
+    k: int
+    dtype: str                       # operand type: "bf16" or "e4m3"
+    kernel_hash: str
+    invalidity: Invalidity
+    time_median_s: float | None = None
+    time_p20_s: float | None = None
+    time_p80_s: float | None = None
+    reps: int | None = None
+    tflops: float | None = None      # 2MNK / median
+    rel_err: float | None = None     # ||D - ref||_F / ||ref||_F
+    cublas_median_s: float | None = None   # cuBLAS bf16 timed in the same process, when asked
+    cublas_tflops: float | None = None
+    cublas_sm_clock_mean_hz: float | None = None
+    sm_clock_mean_hz: float | None = None  # NVML samples during the timed loop
+    sm_clock_min_hz: float | None = None
+    power_mean_w: float | None = None
+    power_max_w: float | None = None
+    smi_sm_clock_mean_hz: float | None = None   # nvidia-smi samples over the whole process
+    smi_sm_clock_min_hz: float | None = None
+    smi_power_mean_w: float | None = None
+    registers: int | None = None     # ptxas: registers per thread
+    spill_bytes: int | None = None   # ptxas: spill stores + loads
+    smem_bytes: int | None = None    # dynamic shared memory of the launch
+    grid_ctas: int | None = None
+    compile_s: float | None = None
+    run_s: float | None = None
+    seed: int | None = None
+    error: str = ""
+    measured_at: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return self.invalidity is Invalidity.CORRECT
+
+    @property
+    def shape_name(self) -> str:
+        return f"{self.m}x{self.n}x{self.k}"
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return measurement_key(self.config_name, self.shape_name, self.dtype, self.kernel_hash)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["invalidity"] = self.invalidity.value
+        d["valid"] = self.valid
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Measurement":
+        names = {f.name for f in dataclasses.fields(cls)}
+        body = {k: v for k, v in d.items() if k in names}
+        body["invalidity"] = Invalidity(body["invalidity"])
+        return cls(**body)
+
+
+def measurement_key(config_name: str, shape_name: str, dtype: str, kernel_hash: str) -> tuple[str, str, str, str]:
+    return (config_name, shape_name, dtype, kernel_hash)
