@@ -64,8 +64,10 @@ class SimParams:
 
     @property
     def instr_cycles(self) -> float:
-        """Tensor-core occupancy of one instruction: the slower of the math and the SMEM operands."""
-        return max(self.instr_math_cycles, self.instr_smem_cycles)
+        """Tensor-core occupancy of one instruction: the slower of the math and the SMEM operands, plus
+        the per-instruction issue cost (tensor_core.mma_issue_overhead_cycles): even back to back, an
+        instruction stream leaves that gap in the tensor pipe (Luo et al.: 96.4% of peak for wgmma)."""
+        return max(self.instr_math_cycles, self.instr_smem_cycles) + self.issue_overhead_cycles
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,11 @@ def half_datapath(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> 
 
 def mma_instruction(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float, float]:
     """(math cycles, SMEM read cycles, useful FLOPs) of ONE MMA instruction on one SM."""
+    # wgmma: M = 64 per instruction. tcgen05 cta_group::2: each SM computes its mma_m/2 rows against all
+    # mma_n columns; it holds half of B and its SMEM serves that half to both tensor cores of the pair,
+    # so each SM's SMEM still reads A-rows + a full B per instruction (its TMA loads only half of B).
     rows = 64 if hw.arch is Arch.SM90A else cfg.mma_m // cfg.cta_group
-    cols_b = cfg.mma_n if hw.arch is Arch.SM90A else cfg.mma_n // cfg.cta_group
+    cols_b = cfg.mma_n
     flops = 2.0 * rows * cfg.mma_n * cfg.mma_k
     rate = mma_flops_per_clock_per_sm(problem, hw) * (0.5 if half_datapath(problem, cfg, hw) else 1.0)
     a_bytes = problem.operand_bytes(problem.a_dtype, rows * cfg.mma_k) / (2 if problem.sparse_a else 1)

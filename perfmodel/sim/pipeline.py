@@ -138,7 +138,7 @@ class SmSim:
                 s, ph = it % S, (it // S) & 1
                 waited = yield from self._wait(self.full[s], ph, row, "wait_full")
                 t0 = env.now + p.wait_cycles
-                done = self._mma(t0 + p.issue_overhead_cycles, p.instr_per_stage, row, f"t{tile} k{k}",
+                done = self._mma(t0, p.instr_per_stage, row, f"t{tile} k{k}",
                                  waited, after_epilogue=(k == 0 and tile > 0))
                 pending.append((s, done))
                 self._mark(tile, k)
@@ -180,7 +180,7 @@ class SmSim:
                 s, ph = it % S, (it // S) & 1
                 waited = yield from self._wait(self.full[s], ph, row, "wait_full")
                 t0 = env.now + p.wait_cycles
-                done = self._mma(t0 + p.issue_overhead_cycles, p.instr_per_stage, row, f"t{tile} k{k}",
+                done = self._mma(t0, p.instr_per_stage, row, f"t{tile} k{k}",
                                  waited, after_epilogue=(k == 0 and acc_wait > 0))
                 self._at(done, self.empty[s].arrive)          # tcgen05.commit -> empty[s]
                 if k == self.k_iters - 1:

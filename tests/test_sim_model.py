@@ -1,0 +1,165 @@
+"""The model against what a kernel engineer expects: published wgmma latencies, directional effects,
+parameters that matter, and the bounded window's extrapolation against a full simulation."""
+import pytest
+
+from perfmodel import derive, load_hardware, make_problem
+from perfmodel.predict import Bottleneck, predict
+from perfmodel.sim.params import conflict_ways, wgmma_latency_cycles
+from perfmodel.config import Swizzle
+
+
+def pred(gpu, shape, dtype="bf16", hw_values=None, full=False, **knobs):
+    hw = load_hardware(gpu)
+    if hw_values:
+        hw = hw.with_values(**hw_values)
+    problem = make_problem(shape, dtype)
+    return predict(problem, derive(problem, hw, **knobs).config, hw, full=full)
+
+
+# ---------------------------------------------------------------- Hopper wgmma latency by N
+@pytest.mark.parametrize("n,published", [(256, 128), (128, 64), (64, 32), (32, 24), (16, 20), (8, 18)])
+def test_wgmma_ss_latency_reproduces_luo_et_al(n, published):
+    """Luo et al. arXiv:2501.12084 Tab. 9 (hardware-facts.md §3.1): m64nNk16 bf16 SS latencies, from
+    max(FLOPs / 4096 per clock, (A 64x16 + B Nx16 bytes) / 128 B per clock, 13-cycle floor)."""
+    hw = load_hardware("h100-sxm")
+    problem = make_problem("4096x4096x4096", "bf16")
+    cfg = derive(problem, hw, (64, n, 64), consumers=1).config
+    assert cfg.mma_n == n
+    assert wgmma_latency_cycles(problem, cfg, hw) == pytest.approx(published, abs=0.5)
+
+
+def test_wgmma_latency_comes_from_the_hardware_parameters():
+    hw = load_hardware("h100-sxm")
+    problem = make_problem("4096x4096x4096", "bf16")
+    cfg = derive(problem, hw, (64, 32, 64), consumers=1).config
+    slower_smem = hw.with_values(**{"smem.read_bytes_per_clock_per_sm": 64})
+    assert wgmma_latency_cycles(problem, cfg, slower_smem) == pytest.approx(48)   # 3072 B / 64
+    cfg8 = derive(problem, hw, (64, 8, 64), consumers=1).config
+    assert wgmma_latency_cycles(problem, cfg8, hw.with_values(**{"tensor_core.mma_min_latency_cycles": 30})) == 30
+
+
+def test_swizzle_conflict_degree():
+    assert [conflict_ways(s) for s in (Swizzle.B128, Swizzle.B64, Swizzle.B32, Swizzle.NONE)] == [1, 2, 4, 8]
+
+
+# ---------------------------------------------------------------- directional checks
+def test_one_stage_is_latency_bound_and_much_slower():
+    one = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), stages=1)
+    four = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), stages=4)
+    assert one.bottleneck is Bottleneck.LATENCY
+    assert one.tflops < 0.5 * four.tflops
+    assert one.stall_cycles["full_barrier"] > 0.3 * one.cycles
+
+
+def test_small_n_tiles_on_blackwell_are_shared_memory_bound():
+    p = pred("b200", "8192x8192x8192", tile=(128, 64, 64), cta_group=1, cluster=(1, 1))
+    assert p.bottleneck is Bottleneck.SHARED_MEMORY
+    assert p.utilization["smem"] > 0.95 and p.utilization["tensor_core"] < 0.5
+
+
+def test_two_cta_mma_beats_one_cta_at_equal_per_sm_tile():
+    one = pred("b200", "8192x8192x8192", tile=(128, 256, 64), cta_group=1, cluster=(2, 1))
+    two = pred("b200", "8192x8192x8192", tile=(128, 256, 64), cta_group=2, cluster=(2, 1))
+    assert two.tflops > 1.1 * one.tflops
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_wave_tail_of_one_tile(persistent):
+    """133 tiles of 128x256 on 132 SMs: one SM runs a second tile while 131 idle. Non-persistent,
+    that is a second full wave (2x). Persistent, the busiest CTA still runs two tiles back to back;
+    only the second tile's pipeline fill hides under the first one's epilogue, so a little under 2x."""
+    one_wave = pred("h100-sxm", "16896x256x4096", tile=(128, 256, 64), persistent=persistent)
+    tail = pred("h100-sxm", "17024x256x4096", tile=(128, 256, 64), persistent=persistent)
+    ratio = tail.time_s / one_wave.time_s
+    assert tail.bottleneck is Bottleneck.WAVE_TAIL
+    if persistent:
+        assert 1.9 < ratio < 2.0
+    else:
+        assert ratio == pytest.approx(2.0, rel=0.01)
+
+
+def test_multicast_cuts_l2_traffic():
+    plain = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), multicast=False)
+    mc = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), multicast=True)
+    assert mc.tflops > plain.tflops
+    assert mc.utilization["l2"] / mc.tflops < plain.utilization["l2"] / plain.tflops
+
+
+def test_128b_swizzle_beats_narrower_swizzles():
+    t = [pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), swizzle=s).tflops
+         for s in ("128", "64", "32")]
+    assert t[0] > t[1] > t[2]
+
+
+# ---------------------------------------------------------------- every constant is a HardwareSpec field
+SENSITIVE = [  # (key, new value, case): each named parameter moves some prediction
+    ("tma.latency_cycles", 3000, dict(tile=(128, 128, 64), stages=1)),
+    ("tma.issue_cycles", 200, dict(tile=(128, 128, 64), stages=1)),
+    ("sync.mbarrier_wait_cycles", 300, dict(tile=(128, 128, 64), stages=1)),
+    ("tensor_core.mma_issue_overhead_cycles", 40, dict(tile=(128, 128, 64), stages=1)),
+    ("tma.multicast_issue_cycles", 200, dict(tile=(128, 128, 64), stages=1, cluster=(2, 1))),
+    ("l2.bandwidth_bytes_per_clock", 2000, dict(tile=(128, 256, 64))),
+    ("smem.bank_conflict_cycles_per_way", 8, dict(tile=(128, 256, 64), cluster=(2, 1), swizzle="64")),
+    ("clock.sustained_tensor_hz", 1.2e9, dict(tile=(128, 256, 64), cluster=(2, 1))),
+]
+
+
+@pytest.mark.parametrize("key,value,knobs", SENSITIVE, ids=[s[0] for s in SENSITIVE])
+def test_named_parameters_change_predictions(key, value, knobs):
+    base = pred("h100-sxm", "8192x8192x8192" if "stages" not in knobs else "2048x2048x2048", **knobs)
+    moved = pred("h100-sxm", "8192x8192x8192" if "stages" not in knobs else "2048x2048x2048",
+                 hw_values={key: value}, **knobs)
+    assert moved.time_s > 1.01 * base.time_s
+
+
+def test_memory_side_parameters_change_predictions():
+    hbm = [pred("h100-sxm", "16384x16384x64", tile=(128, 256, 64), hw_values=v).time_s
+           for v in (None, {"hbm.achievable_fraction": 0.5})]
+    epi = [pred("h100-sxm", "2048x2048x64", tile=(128, 256, 64), hw_values=v).time_s
+           for v in (None, {"sync.epilogue_bytes_per_clock_per_sm": 8})]
+    tmem = [pred("b200", "16384x16384x128", tile=(128, 256, 64), hw_values=v).time_s
+            for v in (None, {"tmem.load_bytes_per_clock_per_sm": 16})]
+    for before, after in (hbm, epi, tmem):
+        assert after > 1.05 * before
+
+
+# ---------------------------------------------------------------- window + extrapolation vs full run
+EXTRAPOLATION_CASES = [
+    ("h100-sxm", "2048x2048x4096", "bf16", dict(tile=(128, 256, 64))),
+    ("h100-sxm", "4096x2048x2048", "bf16", dict(tile=(128, 128, 64), stages=2)),
+    ("h100-sxm", "2048x2048x2048", "bf16", dict(tile=(64, 128, 64))),
+    ("h100-sxm", "4096x2048x2048", "bf16", dict(tile=(128, 256, 64), cluster=(2, 1))),
+    ("h100-sxm", "3072x3072x2048", "bf16", dict(tile=(128, 128, 64), persistent=False)),
+    ("h100-sxm", "4096x2048x2048", "bf16", dict(tile=(128, 64, 64), stages=3)),
+    ("h100-sxm", "4096x4096x512", "bf16", dict(tile=(128, 256, 64), cluster=(2, 1))),
+    ("h100-sxm", "4096x4096x1024", "fp8", dict(tile=(128, 256, 128), cluster=(1, 2))),
+    ("h100-sxm", "8192x4096x256", "fp8", dict(tile=(128, 128, 128))),
+    ("h100-sxm", "2048x4096x3072", "bf16", dict(tile=(192, 128, 64), consumers=3)),
+    ("h200", "4096x4096x1024", "bf16", dict(tile=(128, 256, 64), raster="n", group_size=1)),
+    ("h200", "4096x2048x4096", "bf16", dict(tile=(128, 128, 64), swizzle="64")),
+    ("b200", "4096x2048x2048", "bf16", dict(tile=(128, 256, 64), cta_group=1, cluster=(1, 1))),
+    ("b200", "4096x4096x1024", "bf16", dict(tile=(128, 256, 64), cta_group=2, cluster=(2, 1))),
+    ("b200", "4096x4096x512", "bf16", dict(tile=(128, 128, 64), cta_group=2, cluster=(2, 1))),
+    ("b200", "4096x4096x512", "bf16", dict(tile=(64, 128, 64), cta_group=1, cluster=(1, 1))),
+    ("b200", "4096x4096x2048", "fp8", dict(tile=(128, 256, 128), cta_group=2, cluster=(2, 1))),
+    ("b200", "2048x2048x4096", "bf16", dict(tile=(128, 128, 64), cta_group=1, cluster=(1, 1), stages=2)),
+    ("b200", "4096x4096x256", "bf16", dict(tile=(128, 256, 64), cta_group=1, cluster=(1, 1), acc_buffers=1)),
+    ("b200", "3072x3072x2048", "bf16", dict(tile=(128, 128, 64), cta_group=1, cluster=(1, 1), persistent=False)),
+    ("gb200", "4096x4096x1024", "mxfp8", dict(tile=(128, 256, 128), cta_group=2, cluster=(2, 1))),
+    ("gb200", "8192x4096x512", "bf16", dict(tile=(128, 64, 64), cta_group=1, cluster=(1, 1))),
+]
+
+
+def test_extrapolation_matches_full_simulation_within_one_percent():
+    worst, n = 0.0, 0
+    for gpu, shape, dtype, knobs in EXTRAPOLATION_CASES:
+        window = pred(gpu, shape, dtype, **knobs)
+        full = pred(gpu, shape, dtype, full=True, **knobs)
+        assert window.details["sim_k_iters"] < window.details["k_iters"] or \
+            window.details["sim_tiles"] < window.details["tiles_per_cta"] or window.details["waves"] > 1 or \
+            gpu == "h100-sxm", "case does not exercise the extrapolation"
+        err = abs(window.time_s - full.time_s) / full.time_s
+        worst = max(worst, err)
+        assert err <= 0.01, (gpu, shape, window.config_name, window.time_s, full.time_s)
+        n += 1
+    assert n >= 20
