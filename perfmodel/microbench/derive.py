@@ -1,0 +1,181 @@
+"""Turn microbenchmark records into hardware-TOML values (the units of `configs/hardware/*.toml`).
+
+Latencies are clock64 cycles already. Bandwidths measured in bytes/s are divided by the SM clock that
+the same kernel measured for itself (clock64 cycles over %globaltimer nanoseconds), so bytes per clock
+are at the clock the GPU actually ran. Each derivation names the benchmark it used and how.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Update:
+    key: str          # dotted hardware key, e.g. "tma.latency_cycles"
+    value: float
+    bench: str        # microbenchmark (program/record) it came from
+    detail: str       # how the value was derived, one line
+
+
+def select(records: list[dict], bench: str, **match) -> list[dict]:
+    return [r for r in records if r.get("bench") == bench and all(r.get(k) == v for k, v in match.items())]
+
+
+def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares (slope, intercept) of y on x; needs two distinct x."""
+    slope, intercept = statistics.linear_regression(xs, ys)
+    return slope, intercept
+
+
+def _tma_latency(recs: list[dict]) -> Update | None:
+    l2 = select(recs, "tma_latency", source="l2")
+    if not l2:
+        return None
+    xs = [r["box_bytes"] for r in l2]
+    ys = [r["cycles"] for r in l2]
+    hbm = {r["box_bytes"]: r["cycles"] for r in select(recs, "tma_latency", source="hbm")}
+    miss = f"; HBM miss {hbm[8192]:.0f} cycles for an 8 KB box" if 8192 in hbm else ""
+    if len(set(xs)) >= 2:
+        slope, intercept = fit_line(xs, ys)
+        if slope > 0 and intercept > 0:
+            return Update("tma.latency_cycles", intercept, "mb_tma/tma_latency",
+                          f"intercept of L2-hit box latency vs box bytes over {len(xs)} boxes "
+                          f"(2-32 KB, swizzle 32/64/128B; slope {1 / slope:.0f} B/clk){miss}")
+    return Update("tma.latency_cycles", min(ys), "mb_tma/tma_latency", f"smallest L2-hit box latency{miss}")
+
+
+def _tma_issue(recs: list[dict]) -> list[Update]:
+    rows = sorted(select(recs, "tma_issue"), key=lambda r: r["burst"])
+    if not rows:
+        return []
+    r = rows[-1]
+    plain, mc = r["plain_issue_cycles"], r["multicast_issue_cycles"]
+    return [Update("tma.issue_cycles", plain, "mb_tma/tma_issue",
+                   f"back-to-back issue of {r['burst']} 8 KB boxes by one thread, cycles per box"),
+            Update("tma.multicast_issue_cycles", max(mc - plain, 0.0), "mb_tma/tma_issue",
+                   f"multicast (cluster 2) minus plain issue cycles per box ({mc:.1f} - {plain:.1f})")]
+
+
+def _tma_bandwidth(recs: list[dict]) -> Update | None:
+    rows = select(recs, "tma_stream", source="l2", ctas=1, swizzle=128)
+    if not rows:
+        return None
+    best = max(rows, key=lambda r: r["bytes_per_clock_per_sm"])
+    return Update("tma.bytes_per_clock_per_sm", best["bytes_per_clock_per_sm"], "mb_tma/tma_stream",
+                  f"one CTA alone streaming {best['box_inner']}x{best['box_outer']} bf16 boxes (128B swizzle, "
+                  f"{best['stages']} stages) from L2, best box size")
+
+
+def _sync(recs: list[dict]) -> list[Update]:
+    rows = select(recs, "mbarrier_local")
+    if not rows:
+        return []
+    r = rows[0]
+    return [Update("sync.mbarrier_wait_cycles", r["try_wait_completed_cycles"], "mb_sync/mbarrier_local",
+                   "try_wait.parity on an already-completed phase (dependent chain)"),
+            Update("sync.mbarrier_arrive_cycles", r["arrive_issue_cycles"], "mb_sync/mbarrier_local",
+                   "back-to-back local mbarrier.arrive by one thread, cycles each")]
+
+
+def _smem(recs: list[dict]) -> list[Update]:
+    out = []
+    bw = select(recs, "smem_read_bw")
+    if bw:
+        r = max(bw, key=lambda r: r["ctas"])
+        out.append(Update("smem.read_bytes_per_clock_per_sm", r["bytes_per_clock_per_sm"], "mb_memory/smem_read_bw",
+                          f"ld.shared.v4 by {r['threads']} threads, one CTA on each of {r['ctas']} SMs, median"))
+    lat = select(recs, "smem_latency")
+    if lat:
+        out.append(Update("smem.latency_cycles", lat[0]["cycles"], "mb_memory/smem_latency",
+                          "ld.shared.u32 pointer chase, one thread"))
+    return out
+
+
+def _l2(recs: list[dict], l2_bytes: float) -> list[Update]:
+    out = []
+    bw = [r for r in select(recs, "l2_read_bw") if r["working_set_bytes"] <= l2_bytes / 2]
+    if bw:
+        r = max(bw, key=lambda r: r["bytes_per_clock"])
+        out.append(Update("l2.bandwidth_bytes_per_clock", r["bytes_per_clock"], "mb_memory/l2_read_bw",
+                          f"all SMs re-reading a {r['working_set_bytes'] / MIB:.0f} MiB working set "
+                          f"(ld.global.cg.v4), {r['bytes_per_s'] / 1e12:.2f} TB/s at {r['sm_clock_hz'] / 1e9:.3f} GHz"))
+    lat = select(recs, "l2_latency")
+    if lat:
+        r = min(lat, key=lambda r: abs(r["region_bytes"] - 4 * MIB))
+        out.append(Update("l2.hit_latency_cycles", r["cycles"], "mb_memory/l2_latency",
+                          f"ld.global.cg pointer chase over a random cycle of {r['region_bytes'] / MIB:.0f} MiB "
+                          "(near and far L2 partitions mixed)"))
+    return out
+
+
+def _hbm(recs: list[dict], datasheet_bytes_per_s: float | None) -> list[Update]:
+    out = []
+    rd = select(recs, "hbm_read_bw")
+    if rd and datasheet_bytes_per_s:
+        bps = rd[0]["bytes_per_s"]
+        copy = select(recs, "hbm_copy_bw")
+        extra = f"; copy kernel {copy[0]['bytes_per_s'] / 1e12:.2f} TB/s read+write" if copy else ""
+        out.append(Update("hbm.achievable_fraction", min(bps / datasheet_bytes_per_s, 1.0), "mb_memory/hbm_read_bw",
+                          f"read of {rd[0]['bytes'] / 2**30:.0f} GiB at {bps / 1e12:.2f} TB/s / datasheet "
+                          f"{datasheet_bytes_per_s / 1e12:.2f} TB/s{extra}"))
+    lat = sorted(select(recs, "hbm_latency"), key=lambda r: r["region_bytes"])
+    if lat:
+        far = f"; {lat[-1]['cycles']:.0f} cycles over {lat[-1]['region_bytes'] / 2**30:.0f} GiB (TLB misses)" \
+            if len(lat) > 1 else ""
+        out.append(Update("hbm.latency_cycles", lat[0]["cycles"], "mb_memory/hbm_latency",
+                          f"first-touch pointer chase over random lines of {lat[0]['region_bytes'] / MIB:.0f} MiB "
+                          f"after an L2 flush (TLB warm){far}"))
+    return out
+
+
+def _clock(doc: dict) -> Update | None:
+    load = (doc.get("clocks") or {}).get("load") or {}
+    if load.get("median_sm_mhz"):
+        return Update("clock.sustained_tensor_hz", load["median_sm_mhz"] * 1e6, "mb_wgmma --burn + nvidia-smi",
+                      f"median nvidia-smi clocks.sm over {load['samples']} samples during "
+                      f"{load['seconds']:.0f} s of wgmma m64n256k16 on all SMs; median power "
+                      f"{load.get('median_power_w', 0):.0f} W of {load.get('power_limit_w', 0):.0f} W")
+    burn = select(doc.get("records", []), "burn")
+    if burn:
+        return Update("clock.sustained_tensor_hz", burn[0]["median_kernel_clock_hz"], "mb_wgmma --burn",
+                      "median in-kernel clock (clock64 / globaltimer) of the burn launches; no nvidia-smi")
+    return None
+
+
+def _mma_latency(recs: list[dict]) -> Update | None:
+    rows = select(recs, "wgmma_latency", dtype="bf16")
+    if not rows:
+        return None
+    r = min(rows, key=lambda r: r["issue_to_wait_cycles"])
+    return Update("tensor_core.mma_min_latency_cycles", r["issue_to_wait_cycles"], "mb_wgmma/wgmma_latency",
+                  f"wgmma m64n{r['n']}k16 bf16 SS, issue -> wait_group 0, one warpgroup (smallest over N)")
+
+
+def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None) -> list[Update]:
+    """All hardware values the records support (missing benchmarks are skipped)."""
+    recs = doc.get("records", [])
+    dev = (select(recs, "device") or [{}])[0]
+    l2_bytes = dev.get("l2_bytes", 50 * MIB)
+    found: list[Update | None] = [_tma_latency(recs), _tma_bandwidth(recs), _clock(doc), _mma_latency(recs)]
+    groups: list[Callable[[], list[Update]]] = [
+        lambda: _tma_issue(recs), lambda: _sync(recs), lambda: _smem(recs), lambda: _l2(recs, l2_bytes),
+        lambda: _hbm(recs, datasheet_hbm_bytes_per_s)]
+    for g in groups:
+        found.extend(g())
+    return [u for u in found if u is not None]
+
+
+def rounded(key: str, value: float) -> float | int:
+    """Values as written to the TOML: clocks to 1 MHz, fractions to 3 digits, others to 0.1."""
+    if key.endswith("_hz"):
+        return round(value / 1e6) * 1e6
+    if key.endswith("_fraction"):
+        return round(value, 3)
+    return round(value, 1)
+
+
+__all__ = ["Update", "derive_updates", "select", "fit_line", "rounded"]

@@ -1,0 +1,396 @@
+// TMA (cp.async.bulk.tensor, PTX ISA 9.7.9.25) microbenchmarks on bf16 2-D tensors:
+//  - latency of one box (depth-1 ring, mbarrier wait), L2 hit and HBM miss, by box size/swizzle;
+//  - issue cost (back-to-back issues by one thread), plain and multicast (cluster of 2);
+//  - streaming throughput per SM (one CTA alone) and chip-wide (one CTA per SM), by box and swizzle,
+//    from an L2-resident tensor and streaming from HBM;
+//  - multicast: a cluster of 2 needing the same 2-box tile per stage, loading it twice (plain) or
+//    each CTA loading one half multicast to both.
+// Usage: mb_tma [--quick]
+#include "mb_common.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+static bool g_quick = false;
+
+// ---------------------------------------------------------------- host: tensor maps
+static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (!fn) {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !p) die("cuTensorMapEncodeTiled not found in the driver");
+    fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+  }
+  return fn;
+}
+
+struct Tensor2D {
+  void* base;
+  uint64_t rows, cols;  // cols = inner (contiguous) extent in bf16 elements
+};
+
+// A bf16 tensor map with a box of box_inner x box_outer elements and the given swizzle (0 = none).
+static CUtensorMap make_map(const Tensor2D& t, uint32_t box_inner, uint32_t box_outer, int swizzle) {
+  CUtensorMap m;
+  cuuint64_t dims[2] = {t.cols, t.rows};
+  cuuint64_t strides[1] = {t.cols * 2};
+  cuuint32_t box[2] = {box_inner, box_outer};
+  cuuint32_t estr[2] = {1, 1};
+  CUtensorMapSwizzle sw = swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                          : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                          : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                          : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUresult r = encode_fn()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, t.base, dims, strides, box, estr,
+                           CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) die("cuTensorMapEncodeTiled failed (%d) for box %ux%u swizzle %d", (int)r, box_inner, box_outer, swizzle);
+  return m;
+}
+
+// Inner box extent for a swizzle mode: the swizzle span in bf16 elements (128 B rows when none).
+static uint32_t inner_for(int swizzle) { return swizzle ? (uint32_t)swizzle / 2 : 64; }
+
+// ---------------------------------------------------------------- device: TMA
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* m, int c0, int c1, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(m)), "r"(bar), "r"(c0), "r"(c1) : "memory");
+}
+__device__ __forceinline__ void tma_load_mc(uint32_t dst, const CUtensorMap* m, int c0, int c1, uint32_t bar,
+                                            uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(m)), "r"(bar), "r"(c0), "r"(c1), "h"(mask) : "memory");
+}
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* m) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(m)) : "memory");
+}
+__device__ __forceinline__ uint32_t aligned_base(const void* raw) { return (smem_u32(raw) + 1023u) & ~1023u; }
+
+// Box b of a tensor tiled in nbx x nby boxes -> element coordinates.
+__device__ __forceinline__ void box_coords(uint32_t b, int nbx, int inner, int outer, int& c0, int& c1) {
+  c0 = (int)(b % nbx) * inner;
+  c1 = (int)(b / nbx) * outer;
+}
+
+// One box at a time: out[i] = cycles from issue to the mbarrier wait returning.
+// mode 0: the same box every time (L2 hit after a warm-up); mode 1: a new box each time, walking
+// down the rows two boxes apart in the inner dimension so 256 B L2 promotion never prefetches one.
+__global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int iters, int box_bytes, int inner,
+                                   int outer, int nby, int mode, long long* out) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t dst = aligned_base(raw), bar = dst + box_bytes;
+  if (threadIdx.x != 0) return;
+  mbar_init(bar, 1);
+  fence_mbar_init();
+  prefetch_map(&m);
+  uint32_t ph = 0;
+  if (mode == 0) {  // warm-up: descriptor and box into the caches
+    mbar_arrive_expect_tx(bar, box_bytes);
+    tma_load(dst, &m, 0, 0, bar);
+    mbar_wait(bar, ph);
+    ph ^= 1;
+  }
+  for (int i = 0; i < iters; ++i) {
+    int c0 = 0, c1 = 0;
+    if (mode == 1) { c1 = (i % nby) * outer; c0 = (i / nby) * 2 * inner; }
+    long long t0 = clk();
+    mbar_arrive_expect_tx(bar, box_bytes);
+    tma_load(dst, &m, c0, c1, bar);
+    mbar_wait(bar, ph);
+    long long t1 = clk();
+    ph ^= 1;
+    out[i] = t1 - t0;
+  }
+}
+
+// Ring of `stages` boxes fed by one thread. mode 0: boxes of a small (L2-resident) tensor;
+// mode 1: every box of a large tensor read once across the grid (HBM stream).
+__global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
+                                  int inner, int outer, int nbx, int nby, int mode, ClockProbe* probe,
+                                  unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
+  fence_mbar_init();
+  prefetch_map(&m);
+  const bool lead = blockIdx.x == 0;
+  if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
+  const uint32_t nb = (uint32_t)nbx * nby;
+  long long t0 = clk();
+  for (int it = 0; it < iters; ++it) {
+    const int s = it % stages;
+    const uint32_t bar = bars + 8 * s;
+    if (it >= stages) mbar_wait(bar, ((it / stages) - 1) & 1);
+    mbar_arrive_expect_tx(bar, box_bytes);
+    uint32_t b = mode == 0 ? (uint32_t)(it * 7 + blockIdx.x * 13) % nb : (uint32_t)(it * gridDim.x + blockIdx.x) % nb;
+    int c0, c1;
+    box_coords(b, nbx, inner, outer, c0, c1);
+    tma_load(base + s * box_bytes, &m, c0, c1, bar);
+  }
+  for (int it = iters > stages ? iters - stages : 0; it < iters; ++it)
+    mbar_wait(bars + 8 * (it % stages), (it / stages) & 1);
+  long long t1 = clk();
+  cycles[blockIdx.x] = t1 - t0;
+  if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
+}
+
+// Cluster of 2: issue cost and latency, plain versus multicast. out[rep*5 + k]:
+// k=0 plain issue cycles per box, 1 multicast issue cycles per box, 2 plain latency (burst),
+// 3 multicast latency at the issuer, 4 multicast latency until the peer has it too (+ a remote arrive).
+__global__ void __cluster_dims__(2, 1, 1) tma_cluster_issue_kernel(const __grid_constant__ CUtensorMap m, int burst,
+                                                                   int reps, int box_bytes, double* out) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = aligned_base(raw), bar = base + burst * box_bytes, done = bar + 8;
+  const uint32_t rank = cluster_rank();
+  if (threadIdx.x == 0) { mbar_init(bar, 1); mbar_init(done, 1); fence_mbar_init(); prefetch_map(&m); }
+  cluster_sync();
+  uint32_t ph = 0, phd = 0;
+  const uint32_t bytes = burst * box_bytes;
+  for (int rep = -2; rep < reps; ++rep) {
+    for (int mc = 0; mc < 2; ++mc) {
+      if (threadIdx.x == 0 && rank == 1 && mc) mbar_arrive_expect_tx(bar, bytes);
+      cluster_sync();
+      if (threadIdx.x == 0 && rank == 0) {
+        mbar_arrive_expect_tx(bar, bytes);
+        long long t0 = clk();
+        for (int j = 0; j < burst; ++j) {
+          if (mc) tma_load_mc(base + j * box_bytes, &m, 0, 0, bar, (uint16_t)3);
+          else tma_load(base + j * box_bytes, &m, 0, 0, bar);
+        }
+        long long t1 = clk();
+        mbar_wait(bar, ph);
+        long long t2 = clk(), t3 = t2;
+        ph ^= 1;
+        if (mc) { mbar_wait(done, phd); t3 = clk(); phd ^= 1; }
+        if (rep >= 0) {
+          out[rep * 5 + mc] = (double)(t1 - t0) / burst;
+          out[rep * 5 + 2 + mc] = (double)(t2 - t0);
+          if (mc) out[rep * 5 + 4] = (double)(t3 - t0);
+        }
+      }
+      if (threadIdx.x == 0 && rank == 1 && mc) { mbar_wait(bar, ph); ph ^= 1; mbar_arrive_cluster(done, 0); }
+      cluster_sync();
+    }
+  }
+}
+
+// Cluster of 2 needing the same tile (2 boxes) per stage. mc=0: each CTA loads both boxes itself;
+// mc=1: CTA r loads box r multicast to both. Stage reuse waits on an `empty` barrier that both
+// CTAs arrive on (as a real multicast pipeline must), in both modes so they compare fairly.
+__global__ void __cluster_dims__(2, 1, 1) tma_mc_stream_kernel(const __grid_constant__ CUtensorMap m, int stages,
+                                                               int box_bytes, int iters, int inner, int outer,
+                                                               int nbx, int nby, int mode, int mc,
+                                                               unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = aligned_base(raw), full = base + stages * 2 * box_bytes, empty = full + 8 * stages;
+  const uint32_t rank = cluster_rank();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 2); }
+    fence_mbar_init();
+    prefetch_map(&m);
+  }
+  cluster_sync();
+  const uint32_t cid = blockIdx.x / 2, ncl = gridDim.x / 2, ntiles = (uint32_t)nbx * (nby / 2);
+  long long t0 = clk();
+  if (threadIdx.x == 0) {
+    for (int it = 0; it < iters + stages - 1; ++it) {
+      if (it < iters) {
+        const int s = it % stages, r = it / stages;
+        if (r > 0) mbar_wait(empty + 8 * s, (r - 1) & 1);
+        mbar_arrive_expect_tx(full + 8 * s, 2 * box_bytes);
+        uint32_t t = mode == 0 ? (uint32_t)(it * 7 + cid * 13) % ntiles : (uint32_t)(it * ncl + cid) % ntiles;
+        int c0 = (int)(t % nbx) * inner, c1 = (int)(t / nbx) * 2 * outer;
+        const uint32_t dst = base + s * 2 * box_bytes;
+        if (mc) {
+          tma_load_mc(dst + rank * box_bytes, &m, c0, c1 + (int)rank * outer, full + 8 * s, (uint16_t)3);
+        } else {
+          tma_load(dst, &m, c0, c1, full + 8 * s);
+          tma_load(dst + box_bytes, &m, c0, c1 + outer, full + 8 * s);
+        }
+      }
+      const int j = it - (stages - 1);  // consume stage j: wait full, release to both CTAs
+      if (j >= 0) {
+        const int s = j % stages;
+        mbar_wait(full + 8 * s, (j / stages) & 1);
+        mbar_arrive_cluster(empty + 8 * s, 0);
+        mbar_arrive_cluster(empty + 8 * s, 1);
+      }
+    }
+    cycles[blockIdx.x] = clk() - t0;
+  }
+  cluster_sync();
+}
+
+// ---------------------------------------------------------------- host benchmarks
+struct Ctx {
+  int sms;
+  Tensor2D small, big;  // 2 MiB (L2-resident) and 1 GiB (HBM)
+  uint4* flush_buf;
+  size_t flush_n;
+  uint32_t* sink;
+  ClockProbe* probe;
+  unsigned long long* cycles;
+  void flush() {
+    flush_kernel<<<sms * 4, 512>>>(flush_buf, flush_n, sink);
+    CK_LAUNCH();
+  }
+};
+
+static int smem_request(int bytes) { return std::max(bytes + 2048, 120 * 1024); }  // 1 CTA per SM
+
+static void set_smem(const void* f, int bytes) {
+  CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
+static void bench_latency(Ctx& c) {
+  const int iters = g_quick ? 32 : 256;
+  long long* d;
+  CK(cudaMalloc(&d, iters * sizeof(long long)));
+  struct Box { int swz; uint32_t outer; };
+  const Box boxes[] = {{32, 64}, {64, 64}, {128, 64}, {128, 128}, {128, 256}, {0, 64}};
+  for (const Box& bx : boxes) {
+    const uint32_t inner = inner_for(bx.swz);
+    const int bytes = (int)(inner * bx.outer * 2);
+    for (int mode = 0; mode < 2; ++mode) {
+      const Tensor2D& t = mode == 0 ? c.small : c.big;
+      CUtensorMap m = make_map(t, inner, bx.outer, bx.swz);
+      const int nby = (int)(t.rows / bx.outer);
+      set_smem((const void*)tma_latency_kernel, smem_request(bytes));
+      if (mode == 1) c.flush();
+      tma_latency_kernel<<<1, 32, smem_request(bytes)>>>(m, iters, bytes, inner, bx.outer, nby, mode, d);
+      CK_LAUNCH();
+      std::vector<long long> h(iters);
+      CK(cudaMemcpy(h.data(), d, iters * sizeof(long long), cudaMemcpyDeviceToHost));
+      std::vector<double> v(h.begin(), h.end());
+      Rec("tma_latency").str("source", mode == 0 ? "l2" : "hbm").num("swizzle", bx.swz).num("box_inner", inner)
+          .num("box_outer", bx.outer).num("box_bytes", bytes).num("iters", iters).num("cycles", median(v))
+          .num("min_cycles", *std::min_element(v.begin(), v.end())).emit();
+    }
+  }
+  CK(cudaFree(d));
+}
+
+static void bench_issue(Ctx& c) {
+  const int reps = g_quick ? 8 : 64;
+  double* d;
+  CK(cudaMalloc(&d, reps * 5 * sizeof(double)));
+  CUtensorMap m = make_map(c.small, 64, 64, 128);
+  for (int burst : {1, 4, 16}) {
+    const int bytes = 8192 * burst;
+    set_smem((const void*)tma_cluster_issue_kernel, smem_request(bytes));
+    tma_cluster_issue_kernel<<<2, 32, smem_request(bytes)>>>(m, burst, reps, 8192, d);
+    CK_LAUNCH();
+    std::vector<double> h(reps * 5), k[5];
+    CK(cudaMemcpy(h.data(), d, h.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    for (int r = 0; r < reps; ++r)
+      for (int j = 0; j < 5; ++j) k[j].push_back(h[r * 5 + j]);
+    Rec("tma_issue").num("burst", burst).num("box_bytes", 8192).num("swizzle", 128)
+        .num("plain_issue_cycles", median(k[0])).num("multicast_issue_cycles", median(k[1]))
+        .num("plain_latency_cycles", median(k[2])).num("multicast_latency_cycles", median(k[3]))
+        .num("multicast_both_latency_cycles", median(k[4])).emit();
+  }
+  CK(cudaFree(d));
+}
+
+static void bench_stream(Ctx& c) {
+  const int swizzles[] = {0, 32, 64, 128};
+  for (int swz : swizzles) {
+    for (uint32_t outer : {64u, 128u, 256u}) {
+      const uint32_t inner = inner_for(swz);
+      const int bytes = (int)(inner * outer * 2);
+      const int stages = std::max(2, std::min(8, (192 * 1024) / bytes));
+      for (int mode = 0; mode < 2; ++mode) {
+        if (mode == 1 && swz != 128) continue;  // HBM streaming: one swizzle is enough
+        const Tensor2D& t = mode == 0 ? c.small : c.big;
+        CUtensorMap m = make_map(t, inner, outer, swz);
+        const int nbx = (int)(t.cols / inner), nby = (int)(t.rows / outer);
+        const size_t total = mode == 0 ? ((size_t)(g_quick ? 4 : 32) << 20) : ((size_t)1 << 30) / c.sms;
+        const int iters = (int)(total / bytes);
+        const int smem = smem_request(stages * bytes + 8 * stages);
+        set_smem((const void*)tma_stream_kernel, smem);
+        for (int grid : {1, c.sms}) {
+          if (mode == 1 && grid == 1) continue;
+          double ms = time_ms(g_quick ? 2 : 5, [&] {
+            tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx, nby, mode, c.probe, c.cycles);
+          });
+          std::vector<unsigned long long> cyc(grid);
+          CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+          ClockProbe p;
+          CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
+          std::vector<double> bpc;
+          for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+          const double bps = (double)iters * bytes * grid / (ms * 1e-3);
+          Rec("tma_stream").str("source", mode == 0 ? "l2" : "hbm").num("swizzle", swz).num("box_inner", inner)
+              .num("box_outer", outer).num("box_bytes", bytes).num("stages", stages).num("ctas", grid)
+              .num("iters", iters).num("bytes_per_clock_per_sm", median(bpc))
+              .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
+              .num("chip_bytes_per_s", bps).num("ms", ms).num("sm_clock_hz", probe_hz(p)).emit();
+        }
+      }
+    }
+  }
+}
+
+static void bench_multicast(Ctx& c) {
+  const uint32_t inner = 64, outer = 64;
+  const int box = (int)(inner * outer * 2), stages = 6;
+  const int smem = smem_request(stages * 2 * box + 16 * stages);
+  set_smem((const void*)tma_mc_stream_kernel, smem);
+  const int grid_all = c.sms / 2 * 2;
+  for (int mode = 0; mode < 2; ++mode) {
+    const Tensor2D& t = mode == 0 ? c.small : c.big;
+    CUtensorMap m = make_map(t, inner, outer, 128);
+    const int nbx = (int)(t.cols / inner), nby = (int)(t.rows / outer);
+    for (int grid : {2, grid_all}) {
+      if (mode == 1 && grid == 2) continue;
+      const size_t total = mode == 0 ? ((size_t)(g_quick ? 4 : 32) << 20) : ((size_t)1 << 30) / (grid / 2);
+      const int iters = (int)(total / (2 * box));
+      for (int mc = 0; mc < 2; ++mc) {
+        double ms = time_ms(g_quick ? 2 : 5, [&] {
+          tma_mc_stream_kernel<<<grid, 32, smem>>>(m, stages, box, iters, inner, outer, nbx, nby, mode, mc, c.cycles);
+        });
+        std::vector<unsigned long long> cyc(grid);
+        CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        std::vector<double> bpc;
+        for (auto x : cyc) bpc.push_back(2.0 * iters * box / (double)x);
+        Rec("tma_multicast_stream").str("source", mode == 0 ? "l2" : "hbm").num("multicast", mc)
+            .num("box_bytes", box).num("stages", stages).num("ctas", grid).num("iters", iters)
+            .num("delivered_bytes_per_clock_per_sm", median(bpc))
+            .num("delivered_chip_bytes_per_s", 2.0 * iters * box * grid / (ms * 1e-3)).num("ms", ms).emit();
+      }
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--quick")) g_quick = true;
+    else die("unknown argument %s (usage: mb_tma [--quick])", argv[i]);
+  }
+  emit_device_record();
+  Ctx c;
+  c.sms = sm_count();
+  c.small = {nullptr, 4096, 256};
+  c.big = {nullptr, 65536, 8192};
+  CK(cudaMalloc(&c.small.base, c.small.rows * c.small.cols * 2));
+  CK(cudaMalloc(&c.big.base, c.big.rows * c.big.cols * 2));
+  fill_random_u16<<<1024, 256>>>((uint16_t*)c.small.base, c.small.rows * c.small.cols, 1);
+  fill_random_u16<<<4096, 256>>>((uint16_t*)c.big.base, c.big.rows * c.big.cols, 2);
+  CK_LAUNCH();
+  c.flush_n = ((size_t)256 << 20) / 16;
+  CK(cudaMalloc(&c.flush_buf, c.flush_n * 16));
+  CK(cudaMemset(c.flush_buf, 0x3c, c.flush_n * 16));
+  CK(cudaMalloc(&c.sink, 4));
+  CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
+  CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
+  bench_latency(c);
+  bench_issue(c);
+  bench_stream(c);
+  bench_multicast(c);
+  return 0;
+}

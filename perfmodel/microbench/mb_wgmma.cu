@@ -1,0 +1,236 @@
+// wgmma microbenchmarks (sm_90a), A and B from shared memory (SS), K-major, 128-byte swizzle,
+// random (non-zero) operands, fp32 accumulators:
+//  - latency: one warpgroup, issue -> commit -> wait_group 0 for a single wgmma, and for a chain of
+//    8 dependent wgmmas on one accumulator (cycles per wgmma), by N and type;
+//  - throughput: W warpgroups per SM (one CTA per SM on every SM), each a chain on its own
+//    accumulator, commit every 8 with wait_group 1; FLOP per clock per SM from clock64 and
+//    TFLOP/s from cudaEvents;
+//  - burn: the N=256 bf16 throughput kernel for a given number of seconds (sustained clock).
+// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS
+#include "mb_common.cuh"
+#include "mb_wgmma_ops.cuh"
+
+#include <chrono>
+
+constexpr int kABytes = 64 * 128;    // A: 64 rows x 128 B (64 bf16 / 128 e4m3 of K)
+constexpr int kBBytes = 256 * 128;   // B: up to 256 rows x 128 B
+constexpr int kSmem = kABytes + kBBytes + 1024;
+constexpr int kChainUnroll = 8;
+
+// wgmma smem descriptor (PTX ISA 9.7.15.5.1.2.2): K-major, 128B swizzle, SBO = 1024 B (8 rows of
+// 128 B), LBO unused (1), base offset 0 (the tile starts on a 1024 B boundary).
+__device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
+  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
+         ((uint64_t)1 << 62);
+}
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int K>
+__device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(K) : "memory"); }
+
+// Fill A and B with random operands; returns the 1024-aligned base address.
+template <int T>
+__device__ uint32_t fill_operands(uint8_t* raw) {
+  const uint32_t base = (smem_u32(raw) + 1023u) & ~1023u;
+  uint8_t* p = raw + (base - smem_u32(raw));
+  for (int i = threadIdx.x; i < (kABytes + kBBytes) / 2; i += blockDim.x) {
+    uint16_t v;
+    if (T == 0) v = rand_bf16(i + 7919u * blockIdx.x);
+    else v = (uint16_t)rand_e4m3(2 * i) | ((uint16_t)rand_e4m3(2 * i + 1) << 8);
+    reinterpret_cast<uint16_t*>(p)[i] = v;
+  }
+  fence_proxy_async();  // generic-proxy writes -> async-proxy (wgmma) reads
+  __syncthreads();
+  return base;
+}
+
+template <int N>
+__device__ __forceinline__ float sum_acc(float (&d)[N / 2]) {
+  float s = 0.f;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) s += d[i];
+  return s;
+}
+
+// out[0] = cycles issue->wait_group 0 for one wgmma; out[1] = cycles per wgmma for a dependent chain
+// of 8 on one accumulator, issue -> wait_group 0 (pipeline drained every 8).
+template <int N, int T>
+__global__ void __launch_bounds__(128, 1) wgmma_latency_kernel(int iters, float* sink, double* out) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = fill_operands<T>(raw);
+  const uint64_t da = desc_sw128(base), db = desc_sw128(base + kABytes);
+  float d[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
+  for (int i = 0; i < 4; ++i) { wg_fence(); Wgmma<N, T>::run(d, da, db, 1); wg_commit(); wg_wait<0>(); }
+  long long t0 = clk();
+  for (int i = 0; i < iters; ++i) { wg_fence(); Wgmma<N, T>::run(d, da, db, 1); wg_commit(); wg_wait<0>(); }
+  long long t1 = clk();
+  for (int i = 0; i < iters; ++i) {
+    wg_fence();
+#pragma unroll
+    for (int j = 0; j < kChainUnroll; ++j) Wgmma<N, T>::run(d, da, db, 1);
+    wg_commit();
+    wg_wait<0>();
+  }
+  long long t2 = clk();
+  if (threadIdx.x == 0) {
+    out[0] = (double)(t1 - t0) / iters;
+    out[1] = (double)(t2 - t1) / ((double)iters * kChainUnroll);
+  }
+  sink[threadIdx.x] = sum_acc<N>(d);
+}
+
+// W warpgroups, each a chain of wgmmas on its own accumulator; commit every 8, keep 2 groups in flight.
+template <int N, int T, int W>
+__global__ void __launch_bounds__(128 * W, 1) wgmma_throughput_kernel(int iters, float* sink,
+                                                                      unsigned long long* cycles,
+                                                                      ClockProbe* probe) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = fill_operands<T>(raw);
+  const uint64_t da = desc_sw128(base), db = desc_sw128(base + kABytes);
+  float d[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
+  const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
+  if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
+  long long t0 = clk();
+  wg_fence();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int j = 0; j < kChainUnroll; ++j) Wgmma<N, T>::run(d, da, db, 1);
+    wg_commit();
+    wg_wait<1>();
+  }
+  wg_wait<0>();
+  __syncthreads();
+  long long t1 = clk();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = (unsigned long long)(t1 - t0);
+  if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = sum_acc<N>(d);
+}
+
+struct Bufs {
+  float* sink;
+  double* out;
+  unsigned long long* cycles;
+  ClockProbe* probe;
+  int sms;
+};
+
+constexpr double flops_per_wgmma(int n, int t) { return 2.0 * 64 * n * (t == 0 ? 16 : 32); }
+static const char* type_name(int t) { return t == 0 ? "bf16" : "e4m3"; }
+
+template <int N, int T>
+static void run_latency(Bufs& b, bool quick) {
+  auto k = wgmma_latency_kernel<N, T>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const int iters = quick ? 64 : 1024;
+  std::vector<double> single, chain;
+  for (int r = 0; r < 5; ++r) {
+    k<<<1, 128, kSmem>>>(iters, b.sink, b.out);
+    CK_LAUNCH();
+    double h[2];
+    CK(cudaMemcpy(h, b.out, sizeof h, cudaMemcpyDeviceToHost));
+    single.push_back(h[0]);
+    chain.push_back(h[1]);
+  }
+  Rec("wgmma_latency").str("dtype", type_name(T)).num("n", N).num("k", T == 0 ? 16 : 32)
+      .num("issue_to_wait_cycles", median(single)).num("chain_cycles_per_wgmma", median(chain))
+      .num("chain_flops_per_clock", flops_per_wgmma(N, T) / median(chain)).emit();
+}
+
+// Returns {ms, FLOP/clk/SM (median over CTAs), probe clock}.
+template <int N, int T, int W>
+static void time_throughput(Bufs& b, int iters, int reps, double* ms, double* fpc, double* hz) {
+  auto k = wgmma_throughput_kernel<N, T, W>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  *ms = time_ms(reps, [&] { k<<<b.sms, 128 * W, kSmem>>>(iters, b.sink, b.cycles, b.probe); });
+  std::vector<unsigned long long> cyc(b.sms);
+  CK(cudaMemcpy(cyc.data(), b.cycles, b.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  std::vector<double> f;
+  for (auto c : cyc) f.push_back(flops_per_wgmma(N, T) * kChainUnroll * iters * W / (double)c);
+  *fpc = median(f);
+  ClockProbe p;
+  CK(cudaMemcpy(&p, b.probe, sizeof p, cudaMemcpyDeviceToHost));
+  *hz = probe_hz(p);
+}
+
+template <int N, int T, int W>
+static void run_throughput(Bufs& b, bool quick) {
+  // ~2 ms per launch at peak rate: iters * 8 wgmmas * W per SM.
+  const double target_flops_per_sm = quick ? 2e8 : 2e9;
+  const int iters = std::max(16, (int)(target_flops_per_sm / (flops_per_wgmma(N, T) * kChainUnroll * W)));
+  double ms, fpc, hz;
+  time_throughput<N, T, W>(b, iters, quick ? 3 : 7, &ms, &fpc, &hz);
+  const double tflops = flops_per_wgmma(N, T) * kChainUnroll * iters * W * b.sms / (ms * 1e-3) / 1e12;
+  Rec("wgmma_throughput").str("dtype", type_name(T)).num("n", N).num("k", T == 0 ? 16 : 32).num("warpgroups", W)
+      .num("iters", iters).num("flops_per_clock_per_sm", fpc).num("tflops", tflops).num("ms", ms)
+      .num("sm_clock_hz", hz).emit();
+}
+
+template <int N, int T>
+static void run_shape(Bufs& b, bool quick) {
+  run_latency<N, T>(b, quick);
+  run_throughput<N, T, 1>(b, quick);
+  run_throughput<N, T, 2>(b, quick);
+  if constexpr (N <= 128) run_throughput<N, T, 4>(b, quick);  // 64 accumulator registers or fewer
+  else run_throughput<N, T, 3>(b, quick);                     // 128 accumulators: 3 fit in 64K registers
+}
+
+template <int T>
+static void run_type(Bufs& b, bool quick) {
+  run_shape<8, T>(b, quick);
+#ifndef MB_CI_SUBSET  // the CI compile check builds the extreme shapes only (all six take ~12 s of ptxas)
+  run_shape<16, T>(b, quick);
+  run_shape<32, T>(b, quick);
+  run_shape<64, T>(b, quick);
+  run_shape<128, T>(b, quick);
+#endif
+  run_shape<256, T>(b, quick);
+}
+
+// Sustained tensor load: back-to-back ~50 ms launches of the N=256 bf16 kernel for `seconds`.
+static void burn(Bufs& b, double seconds) {
+  const int iters = 50000;  // ~50 ms per launch at ~4000 FLOP/clk/SM and ~1.7 GHz
+  double ms, fpc, hz;
+  time_throughput<256, 0, 2>(b, 1000, 1, &ms, &fpc, &hz);  // warm-up
+  Rec("burn_start").num("seconds", seconds).emit();
+  std::vector<double> tf, clocks, fpcs;
+  auto t_start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() < seconds) {
+    time_throughput<256, 0, 2>(b, iters, 1, &ms, &fpc, &hz);
+    tf.push_back(flops_per_wgmma(256, 0) * kChainUnroll * iters * 2 * b.sms / (ms * 1e-3) / 1e12);
+    clocks.push_back(hz);
+    fpcs.push_back(fpc);
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  Rec("burn").str("kernel", "wgmma m64n256k16 bf16, 2 warpgroups/SM").num("seconds", elapsed)
+      .num("launches", (double)tf.size()).num("median_tflops", median(tf))
+      .num("median_kernel_clock_hz", median(clocks)).num("min_kernel_clock_hz", *std::min_element(clocks.begin(), clocks.end()))
+      .num("median_flops_per_clock_per_sm", median(fpcs)).emit();
+}
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  double burn_s = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--quick")) quick = true;
+    else if (!strcmp(argv[i], "--burn") && i + 1 < argc) burn_s = atof(argv[++i]);
+    else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS)", argv[i]);
+  }
+  emit_device_record();
+  Bufs b;
+  b.sms = sm_count();
+  CK(cudaMalloc(&b.sink, (size_t)b.sms * 512 * sizeof(float)));
+  CK(cudaMalloc(&b.out, 8 * sizeof(double)));
+  CK(cudaMalloc(&b.cycles, b.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&b.probe, sizeof(ClockProbe)));
+  if (burn_s > 0) {
+    burn(b, burn_s);
+  } else {
+    run_type<0>(b, quick);
+    run_type<1>(b, quick);
+  }
+  return 0;
+}
