@@ -1,9 +1,10 @@
 """Bounded simulation + extrapolation -> cycles, utilisation, stalls and the bottleneck.
 
-The busiest SM is simulated for a window: at most ``WINDOW_TILES`` tiles of at most
-``window_k(stages)`` k-blocks each (pipeline fill, a steady-state K window, the epilogue overlapping
+The busiest SM is simulated for a window: a few tiles (``window_tiles``) of at most
+``window_k`` k-blocks each (pipeline fill, a steady-state K window, the epilogue overlapping
 the next tile). From the window the model measures the steady per-k-block period P (the second half of
-the first tile's K window) and the steady tile period D (between the last two tiles), and extends:
+the first tile's K window) and the steady tile period D (averaged over the last tiles, one full cycle
+of tile starts through the stage ring), and extends:
 
     T = T_window + n_sim * (K - k_sim) * P + (tiles - n_sim) * (D + (K - k_sim) * P)
 
@@ -23,13 +24,36 @@ from .components import TX_COUNT_MAX
 from .params import ModelInputs, SimParams, build_inputs
 from .pipeline import COUNTER_NAMES, SimTrace, simulate
 
-WINDOW_TILES = 3
+WINDOW_TILES = 3          # at least: a cold tile, then tile periods between steady tiles
+WINDOW_KBLOCKS = 160      # budget of simulated k-blocks when more tiles are needed to see a full period
 SATURATED = 0.85          # a unit busier than this is "the" bottleneck (classification only)
 
 
-def window_k(stages: int) -> int:
-    """K window: enough k-blocks to fill the ring and then see more than a ring's worth in steady state."""
-    return 2 * stages + 8
+def window_k(stages: int, k_iters: int) -> int:
+    """K window: enough k-blocks to fill the ring and then see more than a ring's worth in steady state,
+    and congruent to the real K loop modulo the stage count, so that tiles start at the same ring
+    positions as in the real kernel."""
+    base = max(2 * stages + 8, stages + 2 + k_span(stages))
+    if k_iters <= base:
+        return k_iters
+    return base + (k_iters - base) % stages
+
+
+def k_span(stages: int) -> int:
+    """k-blocks over which the steady period P is averaged: per-k-block times repeat with period 2
+    (wait_group depth 1 alternates) or with the ring (stages), so a common multiple of both."""
+    return stages * 2 // math.gcd(stages, 2)
+
+
+def window_tiles(stages: int, k_sim: int, tiles: int) -> tuple[int, int]:
+    """(tiles to simulate, tiles one period of the tile pattern spans). Tile starts cycle through the
+    ring every stages/gcd(stages, k) tiles, so the tile period D is averaged over that many tiles
+    (as many as the k-block budget allows)."""
+    if tiles * k_sim <= WINDOW_KBLOCKS // 2:
+        return tiles, 1                        # cheap enough to simulate every tile
+    period = stages // math.gcd(stages, k_sim)
+    period = max(1, min(period, WINDOW_KBLOCKS // max(k_sim, 1) - 2))
+    return min(tiles, max(WINDOW_TILES, period + 2)), period
 
 
 @dataclass(frozen=True)
@@ -75,13 +99,13 @@ def _steady_demand(p: SimParams) -> float:
                p.wait_cycles + p.tma_issue_cycles)
 
 
-def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int) -> list[float]:
+def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, period: int = 1) -> list[float]:
     end = [tr.end_cycles, *tr.end_counters]
     ext_k, ext_t = p.k_iters - k_sim, tiles - n_sim
     if ext_k == 0 and ext_t == 0:
         return end
     kb = k_sim - 1
-    ka = max(kb - max(k_sim // 2, 1), 0)
+    ka = max(kb - k_span(p.stages), 0)
     per_k = [0.0] * len(end)
     if ext_k and kb > ka:
         # measured in the first tile: later tiles' windows also carry the previous tile's output stores,
@@ -91,8 +115,9 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int) 
         per_k[0] = max(per_k[0], _steady_demand(p))
     per_tile = [0.0] * len(end)
     if ext_t:
-        a, b = _vec(tr.snapshots[(n_sim - 2, kb)]), _vec(tr.snapshots[(n_sim - 1, kb)])
-        per_tile = [y - x for x, y in zip(a, b)]
+        period = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
+        a, b = _vec(tr.snapshots[(n_sim - 1 - period, kb)]), _vec(tr.snapshots[(n_sim - 1, kb)])
+        per_tile = [(y - x) / period for x, y in zip(a, b)]
         per_tile[0] = max(per_tile[0], k_sim * _steady_demand(p))   # a ring still filling looks faster
     return [e + n_sim * ext_k * dk + ext_t * (dt + ext_k * dk) for e, dk, dt in zip(end, per_k, per_tile)]
 
@@ -129,12 +154,12 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     if reason:
         return _deadlocked(reason, details)
     tiles = p.tiles_per_cta
-    n_sim = tiles if full else min(tiles, WINDOW_TILES)
-    k_sim = p.k_iters if full else min(p.k_iters, window_k(p.stages))
+    k_sim = p.k_iters if full else window_k(p.stages, p.k_iters)
+    n_sim, period = (tiles, 1) if full else window_tiles(p.stages, k_sim, tiles)
     tr = simulate(p, n_sim, k_sim, record=record_timeline)
     if tr.deadlock:
         return _deadlocked(tr.deadlock, details)
-    tot = extrapolate(tr, p, n_sim, k_sim, tiles)
+    tot = extrapolate(tr, p, n_sim, k_sim, tiles, period)
     repeat = 1 if p.persistent else p.waves       # non-persistent: every wave is a fresh one-tile CTA
     total = tot[0] * repeat
     vals = dict(zip(COUNTER_NAMES, (v * repeat for v in tot[1:])))

@@ -58,11 +58,24 @@ def tile_coords(t: int, tiles_m: int, tiles_n: int, raster: Raster, group: int) 
 
 
 def wave_panels(sched: Schedule, raster: Raster, group: int, wave: int) -> tuple[set, set]:
-    """Distinct A row-panels (batch, m) and B column-panels (batch, n) touched by one wave."""
-    a, b = set(), set()
-    lo = wave * sched.slots
-    for t in range(lo, min(lo + sched.slots, sched.n_tiles)):
-        bi, mi, ni = tile_coords(t, sched.tiles_m, sched.tiles_n, raster, group)
-        a.add((bi, mi))
-        b.add((bi, ni))
-    return a, b
+    """Distinct A row-panels (batch, m) and B column-panels (batch, n) touched by one wave. Walks the
+    wave's tile range strip by strip (arithmetic on index ranges, not tile by tile)."""
+    per_batch = sched.tiles_m * sched.tiles_n
+    major_n, minor_n = (sched.tiles_m, sched.tiles_n) if raster is Raster.M else (sched.tiles_n, sched.tiles_m)
+    g = max(1, min(group, minor_n))
+    majors, minors = set(), set()
+    t, hi = wave * sched.slots, min((wave + 1) * sched.slots, sched.n_tiles)
+    while t < hi:
+        b, rem = divmod(t, per_batch)
+        strip, within = divmod(rem, g * major_n)
+        width = min(g, minor_n - strip * g)
+        seg = min(hi - t, width * major_n - within)     # tiles left in this strip (and wave)
+        first, last = within // width, (within + seg - 1) // width
+        majors.update((b, m) for m in range(first, last + 1))
+        if seg >= width:
+            offs = range(width)
+        else:
+            offs = {w % width for w in range(within, within + seg)}
+        minors.update((b, strip * g + o) for o in offs)
+        t += seg
+    return (majors, minors) if raster is Raster.M else (minors, majors)

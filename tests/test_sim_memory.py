@@ -1,0 +1,90 @@
+"""Tile order, waves and the L2/HBM traffic model."""
+import random
+
+import pytest
+
+from perfmodel import derive, load_hardware, make_problem
+from perfmodel.config import Raster
+from perfmodel.sim.memory import multicast_factors, traffic
+from perfmodel.sim.scheduler import Schedule, make_schedule, tile_coords, wave_panels
+
+
+@pytest.mark.parametrize("raster", [Raster.M, Raster.N])
+@pytest.mark.parametrize("group", [1, 3, 8])
+def test_tile_order_is_a_permutation(raster, group):
+    tm, tn, b = 7, 5, 2
+    seen = {tile_coords(t, tm, tn, raster, group) for t in range(tm * tn * b)}
+    assert seen == {(bi, m, n) for bi in range(b) for m in range(tm) for n in range(tn)}
+
+
+def test_raster_and_grouping_semantics():
+    assert [tile_coords(t, 4, 4, Raster.M, 1)[1:] for t in range(3)] == [(0, 0), (1, 0), (2, 0)]  # M fastest
+    assert [tile_coords(t, 4, 4, Raster.N, 1)[1:] for t in range(3)] == [(0, 0), (0, 1), (0, 2)]  # N fastest
+    assert [tile_coords(t, 4, 4, Raster.M, 2)[1:] for t in range(4)] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+def test_wave_panels_match_tile_by_tile_walk():
+    rng = random.Random(3)
+    for _ in range(500):
+        tm, tn, b = rng.randint(1, 30), rng.randint(1, 30), rng.randint(1, 2)
+        n, slots = tm * tn * b, rng.randint(1, 140)
+        s = Schedule(tm, tn, b, n, slots, -(-n // slots), 0, 0, True)
+        r, g, w = rng.choice(list(Raster)), rng.randint(1, 9), rng.randrange(-(-n // slots))
+        a, bb = set(), set()
+        for t in range(w * slots, min((w + 1) * slots, n)):
+            bi, mi, ni = tile_coords(t, tm, tn, r, g)
+            a.add((bi, mi))
+            bb.add((bi, ni))
+        assert wave_panels(s, r, g, w) == (a, bb)
+
+
+def _traffic(gpu, shape, **knobs):
+    hw = load_hardware(gpu)
+    p = make_problem(shape, "bf16")
+    cfg = derive(p, hw, **knobs).config
+    return traffic(p, cfg, hw, make_schedule(p, cfg, hw)), p, cfg
+
+
+def test_operands_that_fit_in_l2_cross_hbm_once():
+    t, p, _ = _traffic("h100-sxm", "2048x2048x2048", tile=(128, 256, 64))
+    assert t.reuse == "all-fit"
+    assert t.hbm_read_bytes == p.min_hbm_bytes - 2048 * 2048 * 2
+
+
+@pytest.mark.parametrize("shape", ["8192x8192x8192", "16384x16384x4096", "65536x65536x65536"])
+def test_hbm_reads_at_least_compulsory(shape):
+    t, p, _ = _traffic("h100-sxm", shape, tile=(128, 256, 64), cluster=(2, 1))
+    compulsory = p.min_hbm_bytes - p.m * p.n * 2
+    assert t.hbm_read_bytes >= compulsory
+    assert t.hbm_write_bytes == p.m * p.n * 2
+
+
+def test_grouped_order_reads_less_than_plain_raster():
+    grouped, _, _ = _traffic("h100-sxm", "32768x32768x8192", tile=(128, 256, 64), group_size=8)
+    plain, _, _ = _traffic("h100-sxm", "32768x32768x8192", tile=(128, 256, 64), group_size=1)
+    assert grouped.wave_working_set_bytes < plain.wave_working_set_bytes
+    assert grouped.hbm_read_bytes <= plain.hbm_read_bytes
+
+
+def test_multicast_factors_and_l2_reads():
+    hw = load_hardware("b200")
+    p = make_problem("8192x8192x8192", "bf16")
+    cg2 = derive(p, hw, (128, 256, 64), cta_group=2, cluster=(4, 1)).config
+    assert multicast_factors(cg2) == (1, 2)               # B shared by the 2 CTA pairs along M
+    h = load_hardware("h100-sxm")
+    c = derive(p, h, (128, 256, 64), cluster=(2, 2)).config
+    assert multicast_factors(c) == (2, 2)
+    assert multicast_factors(c.replace(multicast=False)) == (1, 1)
+    t_mc, _, _ = _traffic("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1))
+    t_no, _, _ = _traffic("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), multicast=False)
+    assert t_mc.l2_read_bytes_per_stage == 128 * 64 * 2 + 256 * 64 * 2 / 2
+    assert t_no.l2_read_bytes_per_stage == 128 * 64 * 2 + 256 * 64 * 2
+
+
+def test_schedule_waves_and_tiles_per_cta():
+    hw = load_hardware("h100-sxm")
+    p = make_problem("17024x256x4096", "bf16")
+    s = make_schedule(p, derive(p, hw, (128, 256, 64)).config, hw)
+    assert (s.n_tiles, s.slots, s.waves, s.tiles_per_cta) == (133, 132, 2, 2)
+    s2 = make_schedule(p, derive(p, hw, (128, 256, 64), persistent=False).config, hw)
+    assert s2.tiles_per_cta == 1 and s2.waves == 2
