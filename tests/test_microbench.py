@@ -240,6 +240,28 @@ def test_calibrate_from_json_applies_and_refuses_quick_runs(tmp_path, capsys):
     assert cli.main(["calibrate", "--microbench", "--from-json", str(res)]) == 2
 
 
+def test_other_product_writes_die_level_keys_only(tmp_path, capsys):
+    toml = tmp_path / "h100-sxm.toml"
+    toml.write_text(H100.read_text())
+    doc = fake_doc()
+    doc["provenance"]["nvidia_smi"]["name"] = "NVIDIA H200"
+    res = tmp_path / "run.json"
+    res.write_text(json.dumps(doc))
+    assert cli.main(["calibrate", "--microbench", "--from-json", str(res), "--apply", str(toml)]) == 0
+    out = capsys.readouterr().out
+    assert "die-level keys only" in out and "updated 9 keys" in out
+    spec, before = parse_hardware(toml.read_text()), parse_hardware(H100.read_text())
+    assert spec.tma.latency_cycles == 500.0 and "NVIDIA H200" in spec.sources["tma.latency_cycles"]
+    assert spec.hbm == before.hbm and spec.l2 == before.l2 and spec.clock == before.clock
+
+
+def test_product_codes():
+    from perfmodel.microbench.derive import product_of
+    assert product_of("NVIDIA H100 80GB HBM3") == product_of("NVIDIA H100 SXM5 80GB HBM3") == "H100"
+    assert product_of("NVIDIA H200") == "H200" and product_of("NVIDIA GB200") == "GB200"
+    assert product_of("Tesla V100") is None
+
+
 def test_report_table_and_csvs(tmp_path):
     doc = fake_doc()
     table = summary_table(doc, derive_updates(doc, 3.35e12))

@@ -6,6 +6,7 @@ are at the clock the GPU actually ran. Each derivation names the benchmark it us
 """
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 from typing import Callable
@@ -169,6 +170,27 @@ def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None) -> list[U
     return [u for u in found if u is not None]
 
 
+# Sections whose values belong to the product (memory type, L2 enabled, power limit and cooling) rather
+# than to the GH100 die: an H200 measurement says nothing about an H100 SXM's HBM, L2 or clock.
+PRODUCT_SECTIONS = ("l2", "hbm", "clock")
+_PRODUCT = re.compile(r"\b(G?[HB]\d{3})\b", re.IGNORECASE)
+
+
+def product_of(name: str) -> str | None:
+    """'NVIDIA H100 80GB HBM3' -> 'H100'; None where no product code appears."""
+    m = _PRODUCT.search(name or "")
+    return m.group(1).upper() if m else None
+
+
+def split_for_target(updates: list[Update], measured_gpu: str, target_gpu: str) -> tuple[list[Update], list[Update]]:
+    """(to write, skipped): all of them when the measured GPU is the target product, else die-level only."""
+    same = product_of(measured_gpu) is not None and product_of(measured_gpu) == product_of(target_gpu)
+    if same:
+        return list(updates), []
+    keep = [u for u in updates if u.key.split(".")[0] not in PRODUCT_SECTIONS]
+    return keep, [u for u in updates if u not in keep]
+
+
 def rounded(key: str, value: float) -> float | int:
     """Values as written to the TOML: clocks to 1 MHz, fractions to 3 digits, others to 0.1."""
     if key.endswith("_hz"):
@@ -178,4 +200,5 @@ def rounded(key: str, value: float) -> float | int:
     return round(value, 1)
 
 
-__all__ = ["Update", "derive_updates", "select", "fit_line", "rounded"]
+__all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product_of", "split_for_target",
+           "PRODUCT_SECTIONS"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..hardware import hardware_dir
 from . import MicrobenchError
 from .build import all_sources_digest, build_all, find_nvcc, nvcc_version
-from .derive import Update, derive_updates, rounded
+from .derive import Update, derive_updates, rounded, split_for_target
 from .report import summary_table, write_csvs
 from .runner import SmiSampler, provenance, run_program
 from .tomledit import apply_to_file
@@ -143,17 +143,23 @@ def load_results(path: str) -> dict:
     return doc
 
 
-def _datasheet_hbm(toml_path: Path) -> float | None:
+def _toml_facts(toml_path: Path) -> tuple[float | None, str]:
+    """(datasheet HBM bytes/s, marketing name) of a hardware file, or (None, '') if unreadable."""
     try:
-        return float(tomllib.loads(toml_path.read_text())["hbm"]["bandwidth_bytes_per_s"]["value"])
+        doc = tomllib.loads(toml_path.read_text())
+        return float(doc["hbm"]["bandwidth_bytes_per_s"]["value"]), str(doc["meta"]["marketing_name"])
     except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError):
-        return None
+        return None, ""
+
+
+def measured_gpu(doc: dict) -> str:
+    return doc["provenance"].get("nvidia_smi", {}).get("name") or next(
+        (r.get("name") for r in doc["records"] if r["bench"] == "device"), "GPU")
 
 
 def toml_updates(doc: dict, updates: list[Update]) -> dict[str, tuple[float, str]]:
     prov = doc["provenance"]
-    gpu = prov.get("nvidia_smi", {}).get("name") or next(
-        (r.get("name") for r in doc["records"] if r["bench"] == "device"), "GPU")
+    gpu = measured_gpu(doc)
     return {u.key: (rounded(u.key, u.value),
                     f"our microbench {u.bench}, {gpu}, {prov['date']}, command: {prov['command']}; {u.detail}")
             for u in updates}
@@ -173,14 +179,19 @@ def run(args, command: str) -> int:
     toml_path = Path(args.apply) if args.apply else hardware_dir() / "h100-sxm.toml"
     if doc.get("quick") and args.apply:
         raise MicrobenchError("refusing to apply a --quick run to a hardware file; rerun without --quick")
-    updates = derive_updates(doc, _datasheet_hbm(toml_path))
+    datasheet_hbm, target = _toml_facts(toml_path)
+    updates = derive_updates(doc, datasheet_hbm)
     print(summary_table(doc, updates))
     print(f"\nresults: {path}")
     if args.apply:
-        if not updates:
+        write, skipped = split_for_target(updates, measured_gpu(doc), target)
+        if skipped:
+            print(f"measured on {measured_gpu(doc)}, not {target or toml_path}: writing die-level keys only; "
+                  f"skipped {', '.join(u.key for u in skipped)}")
+        if not write:
             raise MicrobenchError("the results hold no measurement that maps to a hardware key")
-        apply_to_file(toml_path, toml_updates(doc, updates))
-        print(f"updated {len(updates)} keys in {toml_path}")
+        apply_to_file(toml_path, toml_updates(doc, write))
+        print(f"updated {len(write)} keys in {toml_path}")
     return 0
 
 
