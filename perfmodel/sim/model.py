@@ -119,7 +119,24 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
         a, b = _vec(tr.snapshots[(n_sim - 1 - period, kb)]), _vec(tr.snapshots[(n_sim - 1, kb)])
         per_tile = [(y - x) / period for x, y in zip(a, b)]
         per_tile[0] = max(per_tile[0], k_sim * _steady_demand(p))   # a ring still filling looks faster
+    # busy time of every unit per k-block and per tile is exact (bytes / rate): only time and stalls
+    # need the measured rates
+    busy_k, busy_tile = _busy_per_k(p), _busy_per_tile(p)
+    per_k[1:7] = busy_k
+    if ext_t:
+        per_tile[1:7] = [k_sim * b + t for b, t in zip(busy_k, busy_tile)]
     return [e + n_sim * ext_k * dk + ext_t * (dt + ext_k * dk) for e, dk, dt in zip(end, per_k, per_tile)]
+
+
+def _busy_per_k(p: SimParams) -> list[float]:
+    """tensor-core math, SMEM, TMA, L2, HBM and epilogue busy cycles of one k-block (all issuers)."""
+    n = p.issuers * p.instr_per_stage
+    return [n * p.instr_math_cycles, n * p.instr_smem_cycles, p.stage_smem_bytes / p.tma_bytes_per_clock,
+            p.l2_bytes_per_stage / p.l2_bytes_per_clock, p.hbm_bytes_per_stage / p.hbm_bytes_per_clock, 0.0]
+
+
+def _busy_per_tile(p: SimParams) -> list[float]:
+    return [0.0] * 5 + [p.epi_workers * p.epi_bytes_per_worker / p.epi_bytes_per_clock]
 
 
 def _classify(util: dict, stalls: dict, total: float, wave_eff: float, deadlock: bool) -> str:
