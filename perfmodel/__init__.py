@@ -5,6 +5,7 @@ from .errors import (ConfigError, HardwareSpecError, IllegalConfigError, Perfmod
 from .hardware import Arch, HardwareSpec, list_gpus, load_hardware
 from .legality import Violation, check, is_legal
 from .problem import DType, GemmProblem, Major, MmaKind, ScaleType, make_problem
+from .predict import Bottleneck, Prediction, predict, predict_many
 
 __version__ = "0.1.0"
 __all__ = [
@@ -12,4 +13,5 @@ __all__ = [
     "IllegalConfigError", "KernelConfig", "Major", "MmaKind", "PerfmodelError", "ProblemError", "Raster",
     "ScaleType", "Swizzle", "UnknownGpuError", "Violation", "check", "derive", "is_legal", "list_gpus",
     "load_hardware", "make_problem",
+    "Bottleneck", "Prediction", "predict", "predict_many",
 ]
