@@ -16,7 +16,7 @@ from pathlib import Path
 from ..hardware import hardware_dir
 from . import MicrobenchError
 from .build import all_sources_digest, build_all, find_nvcc, nvcc_version
-from .derive import Update, derive_updates, rounded, split_for_target
+from .derive import Update, derive_updates, product_of, rounded, split_for_target
 from .report import summary_table, write_csvs
 from .runner import SmiSampler, provenance, run_program
 from .tomledit import apply_to_file
@@ -152,6 +152,14 @@ def _toml_facts(toml_path: Path) -> tuple[float | None, str]:
         return None, ""
 
 
+def _matching_toml(gpu: str) -> Path:
+    """The hardware file of the measured product (for the datasheet HBM figure), else h100-sxm."""
+    for path in sorted(hardware_dir().glob("*.toml")):
+        if product_of(_toml_facts(path)[1]) == product_of(gpu) is not None:
+            return path
+    return hardware_dir() / "h100-sxm.toml"
+
+
 def measured_gpu(doc: dict) -> str:
     return doc["provenance"].get("nvidia_smi", {}).get("name") or next(
         (r.get("name") for r in doc["records"] if r["bench"] == "device"), "GPU")
@@ -176,7 +184,7 @@ def run(args, command: str) -> int:
     else:
         doc = measure(args, command)
         path = write_results(doc, args.out)
-    toml_path = Path(args.apply) if args.apply else hardware_dir() / "h100-sxm.toml"
+    toml_path = Path(args.apply) if args.apply else _matching_toml(measured_gpu(doc))
     if doc.get("quick") and args.apply:
         raise MicrobenchError("refusing to apply a --quick run to a hardware file; rerun without --quick")
     datasheet_hbm, target = _toml_facts(toml_path)
