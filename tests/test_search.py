@@ -1,0 +1,193 @@
+"""The Optuna search: counts, states, exhaustive enumeration, storage, resumption after a kill, CLI."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+import perfmodel.search as search
+from perfmodel import check, load_hardware, make_problem
+from perfmodel.cli import main
+from perfmodel.hardware import Arch
+from perfmodel.search import SearchError, default_study_name, tune
+from perfmodel.space import load_space
+from tune_fakes import fake_objective
+
+H100 = load_hardware("h100-sxm")
+BF16 = make_problem("8192x8192x8192", "bf16")
+TESTS = Path(__file__).resolve().parent
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def small_space():
+    """About 60 legal configurations (exhaustive runs stay fast)."""
+    return load_space(Arch.SM90A).narrow({
+        "tile_m": (64, 128, 256), "tile_n": (128, 256), "tile_k_bytes": (128,), "mma_n_split": (1,),
+        "stages": (3, 4, 6), "swizzle": ("64", "128"), "cluster": ("1x1", "2x1"), "multicast": (True, False),
+        "consumers": (1, 2), "persistent": (True,), "raster": ("m",), "group_size": (8,), "epilogue": ("tma",)})
+
+
+def names_of(study, state=TrialState.COMPLETE):
+    return [t.user_attrs["config_name"] for t in study.get_trials(states=(state,))]
+
+
+def test_budget_counts_only_legal_new_trials_and_illegal_ones_are_pruned_with_reasons():
+    r = tune(BF16, H100, n_trials=40, sampler="random", seed=3, objective=fake_objective)
+    complete = names_of(r.study)
+    assert len(complete) == r.stats.completed == 40
+    assert len(set(complete)) == 40
+    pruned = r.study.get_trials(states=(TrialState.PRUNED,))
+    assert r.stats.illegal == len(pruned) > 0            # the stock space has illegal corners
+    for t in pruned:
+        cfg = r.space.config(BF16, H100, t.params)
+        assert {v.rule for v in check(BF16, cfg, H100)} == set(t.user_attrs["violations"])
+        assert t.value is None                             # no fake value for an illegal point
+    assert r.stats.asked == len(r.study.trials)
+    assert r.study.metric_names == ["tflops"]
+    assert r.study.study_name == "h100-sxm.8192x8192x8192.bf16.pred"
+
+
+def test_user_attrs_top_and_dataframe():
+    r = tune(BF16, H100, n_trials=25, sampler="tpe", seed=0, objective=fake_objective)
+    top = r.top(5)
+    assert [x.rank for x in top] == [1, 2, 3, 4, 5]
+    assert all(a.tflops >= b.tflops for a, b in zip(top, top[1:]))
+    best = r.study.best_trial
+    assert top[0].config_name == best.user_attrs["config_name"] == r.best_config.name
+    assert best.user_attrs["bottleneck"] in ("tensor_core", "tma_hbm") and best.user_attrs["pred_cycles"] > 0
+    df = r.dataframe()
+    assert {"number", "state", "params_tile_m", "params_stages", "user_attrs_config_name"} <= set(df.columns)
+    assert len(df) == len(r.study.trials)
+
+
+def test_small_legal_space_is_enumerated_exhaustively():
+    space = small_space()
+    legal = {cfg.name for _, cfg in space.enumerate(BF16, H100)}
+    r = tune(BF16, H100, n_trials=500, space=space, objective=fake_objective)
+    assert r.stats.exhaustive and r.stats.legal_space == len(legal)
+    assert set(names_of(r.study)) == legal and len(names_of(r.study)) == len(legal)
+    assert r.stats.illegal == 0 and "exhausted" in r.stats.stopped
+    assert r.top(1)[0].tflops == max(fake_objective(BF16, space.config(BF16, H100, p), H100).tflops
+                                     for p, _ in space.enumerate(BF16, H100))
+
+
+def test_grid_on_a_huge_space_is_refused():
+    with pytest.raises(SearchError, match="too many"):
+        tune(BF16, H100, n_trials=5, sampler="grid", objective=fake_objective)
+
+
+def test_converged_sampler_repeats_are_failed_not_completed():
+    storage = optuna.storages.InMemoryStorage()   # one storage object shared by three runs
+    space = load_space(Arch.SM90A).narrow({"tile_m": (128,), "tile_n": (128, 256), "stages": (4,)})
+    for seed in (1, 1, 2):   # the same seed twice re-suggests the same points
+        tune(BF16, H100, n_trials=15, storage=storage, sampler="tpe", seed=seed, space=space,
+             objective=fake_objective)
+    study = optuna.load_study(study_name=default_study_name(H100, BF16, space), storage=storage)
+    complete = names_of(study)
+    assert len(complete) == 45 and len(set(complete)) == 45
+    dups = study.get_trials(states=(TrialState.FAIL,))
+    assert dups and all("duplicate_of" in t.user_attrs for t in dups)
+
+
+def test_study_made_for_another_problem_is_refused(tmp_path):
+    storage = f"sqlite:///{tmp_path}/s.db"
+    tune(BF16, H100, n_trials=2, storage=storage, study_name="shared", objective=fake_objective, sampler="random")
+    other = make_problem("4096x4096x4096", "bf16")
+    with pytest.raises(SearchError, match="problem"):
+        tune(other, H100, n_trials=2, storage=storage, study_name="shared", objective=fake_objective)
+
+
+def test_narrowed_space_gets_its_own_default_study_name():
+    stock = load_space(Arch.SM90A)
+    assert default_study_name(H100, BF16, stock) == "h100-sxm.8192x8192x8192.bf16.pred"
+    name = default_study_name(H100, BF16, small_space())
+    assert name.startswith("h100-sxm.8192x8192x8192.bf16.s") and name.endswith(".pred")
+    sp = make_problem("4096x4096x4096", "fp8", sparse=True)
+    assert default_study_name(H100, sp, kind="hw") == "h100-sxm.4096x4096x4096.e4m3-sp.hw"
+
+
+WORKER = textwrap.dedent("""
+    import sys, optuna
+    sys.path.insert(0, {tests!r})
+    from tune_fakes import fake_objective
+    from perfmodel import load_hardware, make_problem
+    from perfmodel.search import tune
+    from test_search import small_space
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    tune(make_problem("8192x8192x8192", "bf16"), load_hardware("h100-sxm"), n_trials={n}, target_trials={n},
+         storage={storage!r}, sampler="tpe", seed=7, space=small_space(), objective=fake_objective,
+         heartbeat_interval_s=1, grace_period_s=1)
+""")
+
+
+def test_killed_run_resumes_with_no_trial_lost_or_repeated(tmp_path):
+    storage = f"sqlite:///{tmp_path}/kill.db"
+    target = 30   # the legal space has 90 configurations, so this is a TPE run with a target
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER.format(tests=str(TESTS), n=target, storage=storage))
+    env = {**os.environ, "FAKE_OBJECTIVE_DELAY_S": "0.05"}   # most of the time is spent inside a trial
+    proc = subprocess.Popen([sys.executable, str(script)], env=env, cwd=TESTS.parent)
+    name = default_study_name(H100, BF16, small_space())
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        time.sleep(0.2)
+        try:
+            n_done = len(optuna.load_study(study_name=name, storage=storage).get_trials(states=(TrialState.COMPLETE,)))
+        except KeyError:
+            continue
+        if n_done >= 6:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    study = optuna.load_study(study_name=name, storage=storage)
+    before = names_of(study)
+    running = [t.number for t in study.get_trials(states=(TrialState.RUNNING,))]
+    assert 6 <= len(before) < target
+    time.sleep(1.5)   # the killed worker's heartbeat goes stale (grace period 1 s)
+    r = tune(BF16, H100, n_trials=target, target_trials=target, storage=storage, space=small_space(),
+             objective=fake_objective, heartbeat_interval_s=1, grace_period_s=1)
+    after = names_of(r.study)
+    assert len(after) == target and len(set(after)) == target   # nothing lost, nothing repeated
+    assert set(before) <= set(after)
+    assert r.stats.completed == target - len(before)
+    assert not r.study.get_trials(states=(TrialState.RUNNING,))
+    assert all(r.study.trials[n].state is TrialState.FAIL for n in running)   # the killed trial was failed
+
+
+def test_cli_tune_prints_top_best_and_exports(monkeypatch, capsys):
+    monkeypatch.setattr(search, "default_objective", fake_objective)
+    rc = main(["tune", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--dtype", "bf16", "--trials", "12",
+               "--storage", "memory", "--seed", "1", "--top", "3", "--json"])
+    assert rc == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["top"]) == 3 and doc["stats"]["completed"] == 12
+    assert doc["best"]["config"]["name"] == doc["top"][0]["config_name"]
+    flags = doc["exports"]["kernel_sm90"]["nvcc_flags"]
+    assert f"-DPM_BM={doc['best']['config']['tile_m']}" in flags
+    assert doc["exports"]["cutlass"]["ClusterShape_MNK"][2] == 1
+    rc = main(["tune", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--trials", "5",
+               "--storage", "memory", "--set", "stages=4", "--set", "tile_m=128", "--top", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "rank" in out and "CUTLASS" in out and "triton.Config" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--set", "stagez=3"], "unknown knob"),
+    (["--sampler", "grid"], "too many"),
+    (["--space", "/nonexistent.toml"], "no such"),
+    (["--storage", "redis://x"], "unsupported storage"),
+    (["--gpu", "b200", "--space", "configs/search/sm90.toml"], "sm_90a"),
+])
+def test_cli_tune_bad_input_is_one_line_exit_2(argv, message, capsys, monkeypatch):
+    monkeypatch.setattr(search, "default_objective", fake_objective)
+    base = ["tune", "--gpu", "h100-sxm", "--problem", "1024x1024x1024", "--trials", "2", "--storage", "memory"]
+    rc = main(base + argv)
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
