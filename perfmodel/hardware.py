@@ -66,7 +66,7 @@ class TensorCoreSection:
     mxf4nvf4_flops_per_clock_per_sm: float = _f(1, 1e6, optional=True)
     sparse_speedup: float = _f(1, 4)
     mma_min_latency_cycles: float = _f(1, 1000)    # fixed pipeline latency floor of one MMA
-    mma_issue_overhead_cycles: float = _f(0, 1000)  # per-instruction issue cost on the issuing warp(s)
+    mma_issue_overhead_cycles: float = _f(0, 1000)  # per-instruction issue cost, also a gap in the tensor pipe
 
 
 @dataclass(frozen=True, kw_only=True)
