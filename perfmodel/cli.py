@@ -39,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("perfmodel: interrupted\n")
         return 130
+    except BrokenPipeError:  # `perfmodel rules | head`: the reader left; not an error of ours
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
