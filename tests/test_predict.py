@@ -125,3 +125,39 @@ def test_predict_many_dataframe():
     assert df["user_attrs_pred_tflops"].iloc[:2].gt(0).all()
     assert math.isnan(df["user_attrs_pred_tflops"].iloc[2]) and "cta-group" in df["user_attrs_pred_error"].iloc[2]
     assert df["config_name"].iloc[0] == cfg.name
+
+
+def test_random_legal_configurations_predict_within_bounds():
+    """Seeded random (GPU, dtype, sparsity, majors, odd shapes, knobs): every legal configuration gets a
+    finite prediction between the HBM floor and the tensor peak, never an exception."""
+    import random
+
+    from perfmodel.errors import PerfmodelError
+    from perfmodel.legality import check
+    from perfmodel.problem import DTYPE_PRESETS
+    rng, n = random.Random(5), 0
+    while n < 150:
+        gpu = rng.choice(["h100-sxm", "h200", "b200", "gb200"])
+        hw = load_hardware(gpu)
+        try:
+            prob = make_problem((rng.choice([1, 7, 100, 1000, 4096, 12345, 65536]), rng.choice([8, 128, 1000, 65536]),
+                                 rng.choice([16, 100, 4096, 65536])), rng.choice(list(DTYPE_PRESETS)),
+                                sparse=rng.random() < 0.15, b_major=rng.choice(["k", "k", "mn"]))
+            knobs = dict(tile=(rng.choice([64, 128, 192, 256]), rng.choice([8, 16, 64, 128, 256]),
+                               rng.choice([16, 32, 64, 128, 256])))
+            for key, p, values in (("cluster", 0.5, [(1, 1), (2, 1), (1, 2), (2, 2)]), ("cta_group", 0.3, [1, 2]),
+                                   ("stages", 0.3, [1, 2, 3, 5]), ("swizzle", 0.2, ["0", "32", "64", "128"]),
+                                   ("epilogue", 0.2, ["dir", "tma"]), ("persistent", 0.2, [False])):
+                if rng.random() < p:
+                    knobs[key] = rng.choice(values)
+            cfg = derive(prob, hw, **knobs).config
+        except PerfmodelError:
+            continue
+        if any(not v.rule.startswith("kernel-") for v in check(prob, cfg, hw)):
+            continue
+        p = predict(prob, cfg, hw)
+        n += 1
+        peak = mma_flops_per_clock_per_sm(prob, hw) * hw.sm_count * p.clock_hz / 1e12
+        floor_s = prob.min_hbm_bytes / (hw.hbm.bandwidth_bytes_per_s * hw.hbm.achievable_fraction)
+        assert p.deadlock or (math.isfinite(p.time_s) and p.tflops <= peak * (1 + 1e-9)
+                              and p.time_s >= floor_s * (1 - 1e-9)), (gpu, prob, cfg.name)
