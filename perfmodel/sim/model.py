@@ -14,6 +14,7 @@ busiest resource (a window still draining a full ring would otherwise look faste
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -142,10 +143,10 @@ def _busy_per_tile(p: SimParams) -> list[float]:
 def _classify(util: dict, stalls: dict, total: float, wave_eff: float, deadlock: bool) -> str:
     if deadlock:
         return "latency"
-    tail_loss = 1.0 - wave_eff          # SM-time idle in the last, partial wave
-    if tail_loss > max(1.0 - util["tensor_core"], 1.0 - SATURATED):
-        return "wave_tail"
     unit, u = max(((k, v) for k, v in util.items()), key=lambda kv: kv[1])
+    tail_loss = 1.0 - wave_eff          # SM-time idle in the last, partial wave
+    if tail_loss > max(1.0 - u, 1.0 - SATURATED):
+        return "wave_tail"
     if u >= SATURATED:
         return {"tensor_core": "tensor_core", "smem": "shared_memory", "tma": "tma_hbm", "hbm": "tma_hbm",
                 "l2": "l2", "epilogue": "epilogue"}[unit]
@@ -178,12 +179,14 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
         return _deadlocked(tr.deadlock, details)
     tot = extrapolate(tr, p, n_sim, k_sim, tiles, period)
     repeat = 1 if p.persistent else p.waves       # non-persistent: every wave is a fresh one-tile CTA
-    total = tot[0] * repeat
-    vals = dict(zip(COUNTER_NAMES, (v * repeat for v in tot[1:])))
+    tail = tail_delta(p, sched, k_sim)
+    tot = [v * repeat + d for v, d in zip(tot, tail)]
+    total = tot[0]
+    vals = dict(zip(COUNTER_NAMES, tot[1:]))
     util = {k: min(vals[k] / total, 1.0) for k in ("tensor_core", "tma", "smem", "l2", "hbm", "epilogue")}
     stalls = {"full_barrier": vals["full_barrier"], "empty_barrier": vals["empty_barrier"],
               "epilogue": vals["epilogue_stall"]}
-    details.update({"sim_tiles": n_sim, "sim_k_iters": k_sim, "sim_events": tr.events})
+    details.update({"sim_tiles": n_sim, "sim_k_iters": k_sim, "sim_events": tr.events, "tail_cycles": tail[0]})
     timeline = None
     if record_timeline:
         from ..timeline import Timeline
@@ -191,6 +194,24 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     return ModelResult(cycles=total, bottleneck=_classify(util, stalls, total, sched.wave_efficiency, False),
                        utilization=util, stall_cycles=stalls, deadlock=False, reason="", details=details,
                        timeline=timeline)
+
+
+def _one_tile(p: SimParams, k_sim: int) -> list[float]:
+    tr = simulate(p, 1, k_sim)
+    return extrapolate(tr, p, 1, k_sim, 1)
+
+
+def tail_delta(p: SimParams, sched, k_sim: int) -> list[float]:
+    """The last, partial wave: only the CTAs with a tile left run, so each gets a larger share of L2 and
+    HBM bandwidth. The busiest CTA's last tile (persistent) or the last wave's tile (non-persistent)
+    runs at that share; returns (time, counters) of that tile minus the same tile at the full-wave share."""
+    in_tail = sched.n_tiles - (sched.waves - 1) * sched.slots
+    if sched.waves < 2 or in_tail >= sched.slots:
+        return [0.0] * (1 + len(COUNTER_NAMES))
+    scale = sched.slots / in_tail                 # active SMs in a full wave / in the tail
+    tail_p = dataclasses.replace(p, l2_bytes_per_clock=p.l2_bytes_per_clock * scale,
+                                 hbm_bytes_per_clock=p.hbm_bytes_per_clock * scale)
+    return [t - f for t, f in zip(_one_tile(tail_p, k_sim), _one_tile(p, k_sim))]
 
 
 def _deadlocked(reason: str, details: dict) -> ModelResult:
