@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..config import (Epilogue, KernelConfig, Swizzle, a_stage_bytes, b_stage_bytes, scale_stage_bytes,
-                      stage_bytes)
+from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_bytes
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
 from .memory import Traffic, multicast_factors, traffic
@@ -199,4 +198,4 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
 
 
 __all__ = ["SimParams", "ModelInputs", "build_inputs", "mma_instruction", "wgmma_latency_cycles",
-           "conflict_ways", "smem_read_cycles", "half_datapath", "a_stage_bytes", "b_stage_bytes"]
+           "conflict_ways", "smem_read_cycles", "half_datapath"]
