@@ -20,28 +20,17 @@ from .legality import check
 from .problem import DType, GemmProblem, make_problem
 
 KERNEL_SOURCE = "perfmodel/kernels/gemm_sm90.cu"
-_SM90_KERNEL_DTYPES = {DType.BF16: 0, DType.E4M3: 1}   # PM_FP8
 
 
 # ---------------------------------------------------------------------------- our sm_90a kernel
 def kernel_flags(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> list[str] | None:
-    """nvcc flags building our sm_90a kernel for ``cfg``, or None where the kernel has no such variant
-    (sm_100a targets, operand types other than bf16/e4m3, MN-major operands)."""
-    if hw.arch is not Arch.SM90A or problem.a_dtype not in _SM90_KERNEL_DTYPES \
-            or problem.b_dtype is not problem.a_dtype or problem.scale_type is not None \
-            or problem.sparse_a or problem.a_major.value != "k" or problem.b_major.value != "k":
+    """nvcc flags building our sm_90a kernel for ``cfg`` (``perfmodel.measure.build``), or None where
+    the kernel has no such variant (any rule fails, its own ``kernel-sm90-*`` rules included)."""
+    from .measure.build import NVCC_FLAGS, macros
+
+    if hw.arch is not Arch.SM90A or check(problem, cfg, hw):
         return None
-    macros = {
-        "PM_BM": cfg.tile_m, "PM_BN": cfg.tile_n, "PM_BK": cfg.tile_k, "PM_MMA_N": cfg.mma_n,
-        "PM_STAGES": cfg.stages, "PM_CONSUMERS": cfg.consumers, "PM_CLUSTER_M": cfg.cluster_m,
-        "PM_CLUSTER_N": cfg.cluster_n, "PM_MULTICAST": int(cfg.multicast),
-        "PM_SWIZZLE_A": cfg.swizzle_a.span_bytes, "PM_SWIZZLE_B": cfg.swizzle_b.span_bytes,
-        "PM_PERSISTENT": int(cfg.persistent), "PM_RASTER_N": int(cfg.raster is Raster.N),
-        "PM_GROUP": cfg.group_size, "PM_EPI_TMA": int(cfg.epilogue is Epilogue.TMA_STORE),
-        "PM_FP8": _SM90_KERNEL_DTYPES[problem.a_dtype], "PM_ACC_BUFFERS": cfg.acc_buffers,
-    }
-    return (["-O3", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a"]
-            + [f"-D{k}={v}" for k, v in macros.items()])
+    return list(NVCC_FLAGS) + list(macros(problem, cfg))
 
 
 # ---------------------------------------------------------------------------- CUTLASS

@@ -14,7 +14,7 @@
 """
 from __future__ import annotations
 
-import math
+import datetime
 import os
 import random
 import sys
@@ -30,9 +30,8 @@ from optuna.trial import TrialState
 from .config import KernelConfig
 from .errors import IllegalConfigError, PerfmodelError
 from .hardware import HardwareSpec
-from .legality import check
 from .problem import GemmProblem, Major
-from .space import SearchSpace, SpaceError, load_space
+from .space import SearchSpace, SpaceError, load_space, violations
 
 SAMPLERS = ("tpe", "random", "grid", "cmaes")
 AUTO_ENUMERATE_LIMIT = 4_000     # raw points walked (legality ~0.2 ms each) to see if the legal space is small
@@ -250,6 +249,8 @@ class _Run:
     space: SearchSpace
     objective: Objective
     names: _Names
+    kernel_rules: bool = False
+    grace_period_s: float = DEFAULT_GRACE_S
     counts: dict[str, int] = field(default_factory=lambda: dict(asked=0, completed=0, illegal=0,
                                                                 duplicates=0, lost=0))
 
@@ -278,13 +279,15 @@ class _Run:
             ok = self.tell(trial, state=TrialState.FAIL)
             self.counts["duplicates"] += ok
             return "duplicate" if ok else "lost"
-        violations = check(self.problem, cfg, self.hw)
+        found = violations(self.problem, cfg, self.hw, kernel_rules=self.kernel_rules)
         try:
-            pred = None if violations else self.objective(self.problem, cfg, self.hw)
+            pred = None if found else self.objective(self.problem, cfg, self.hw)
         except IllegalConfigError as exc:
-            violations = exc.violations
-        if violations:
-            trial.set_user_attr("violations", sorted({v.rule for v in violations}))
+            found = exc.violations
+        if not found and (getattr(pred, "deadlock", False) or not pred.tflops > 0):
+            found = [_Deadlock(getattr(pred, "reason", "") or "the pipeline deadlocks")]
+        if found:
+            trial.set_user_attr("violations", sorted({v.rule for v in found}))
             ok = self.tell(trial, state=TrialState.PRUNED)
             self.counts["illegal"] += ok
             return "illegal" if ok else "lost"
@@ -293,6 +296,13 @@ class _Run:
         ok = self.tell(trial, float(pred.tflops))
         self.counts["completed"] += ok
         return "complete" if ok else "lost"
+
+
+@dataclass(frozen=True)
+class _Deadlock:
+    """A configuration the model reports as deadlocking (or with no throughput): pruned like an illegal one."""
+    reason: str
+    rule: str = "model-deadlock"
 
 
 def _prediction_attrs(pred) -> dict[str, Any]:
@@ -309,11 +319,23 @@ def _num(x):
     return None if x is None else float(x)
 
 
-def _fail_stale(study: optuna.Study) -> None:
-    """Fail RUNNING trials whose worker stopped beating (killed): their configurations free up."""
+def _fail_stale(study: optuna.Study, grace_period_s: float) -> None:
+    """Fail RUNNING trials whose worker died: those whose heartbeat went stale (Optuna), and those
+    older than the grace period that never got a heartbeat (killed inside ``ask``, before we could
+    record one: every live trial records it before its ``config_name``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         optuna.storages.fail_stale_trials(study)
+    if getattr(study._storage, "get_heartbeat_interval", lambda: None)() is None:
+        return   # in memory: no other process can hold a trial
+    now = datetime.datetime.now()
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if "config_name" not in t.user_attrs and t.datetime_start is not None \
+                and (now - t.datetime_start).total_seconds() > grace_period_s:
+            try:
+                study.tell(t.number, state=TrialState.FAIL)
+            except (ValueError, RuntimeError, optuna.exceptions.UpdateFinishedTrialError):
+                pass   # another worker finished or failed it first
 
 
 def _complete_count(study: optuna.Study) -> int:
@@ -341,19 +363,19 @@ def _free_neighbour(run: _Run, params: dict, rng: random.Random) -> dict | None:
     candidates += [{k.name: rng.choice(k.values) for k in run.space.searched} for _ in range(256)]
     for cand in candidates:   # one knob away first, then anywhere
         cfg = run.space.config(run.problem, run.hw, cand)
-        if cfg.name not in taken and not check(run.problem, cfg, run.hw):
+        if cfg.name not in taken and not violations(run.problem, cfg, run.hw, kernel_rules=run.kernel_rules):
             return cand
     return None
 
 
 def _enumerate_legal(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, limit: int,
-                     stop_above: int | None) -> list[dict] | None:
+                     stop_above: int | None, kernel_rules: bool) -> list[dict] | None:
     """Every legal point when the raw space has at most ``limit`` points and (if given) at most
     ``stop_above`` of them are legal; else None (counting stops as soon as that is known)."""
     if space.size() > limit:
         return None
     out = []
-    for params, _ in space.enumerate(problem, hw, legal_only=True):
+    for params, _ in space.enumerate(problem, hw, legal_only=True, kernel_rules=kernel_rules):
         out.append(params)
         if stop_above is not None and len(out) > stop_above:
             return None
@@ -365,11 +387,12 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
          sampler: str = "tpe", seed: int | None = None, space: SearchSpace | None = None,
          objective: Objective | None = None, show_progress_bar: bool = False,
          heartbeat_interval_s: int = DEFAULT_HEARTBEAT_S, grace_period_s: int = DEFAULT_GRACE_S,
-         max_asks: int | None = None) -> TuneResult:
+         max_asks: int | None = None, kernel_rules: bool = False) -> TuneResult:
     """Search ``space`` (default: the stock space of ``hw``'s architecture) for the configuration
     with the highest predicted TFLOP/s. Runs until ``n_trials`` new COMPLETE trials are in the study,
     or the study holds ``target_trials`` COMPLETE ones (whichever comes first; the latter makes a
-    rerun after a kill finish the same study), or the legal space is exhausted."""
+    rerun after a kill finish the same study), or the legal space is exhausted. ``kernel_rules``
+    also keeps out what our own sm_90a kernel cannot build (for ``--validate-top``)."""
     if n_trials < 0 or (target_trials is not None and target_trials < 0):
         raise SearchError("trial counts must be >= 0")
     if sampler not in SAMPLERS:
@@ -381,20 +404,23 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
     t0 = time.perf_counter()
     wanted = max(n_trials, target_trials or 0)
     if sampler == "grid":
-        legal = _enumerate_legal(space, problem, hw, GRID_LIMIT, None)
+        legal = _enumerate_legal(space, problem, hw, GRID_LIMIT, None, kernel_rules)
         if legal is None:
             raise SearchError(f"the space has {space.size()} points, too many for --sampler grid "
                               f"(limit {GRID_LIMIT}); narrow it with --set KNOB=V1,V2")
     else:
-        legal = _enumerate_legal(space, problem, hw, AUTO_ENUMERATE_LIMIT, wanted)
+        legal = _enumerate_legal(space, problem, hw, AUTO_ENUMERATE_LIMIT, wanted, kernel_rules)
     exhaustive = legal is not None
-    study = open_study(study_name or default_study_name(hw, problem, space),
+    name = study_name or default_study_name(hw, problem, space, kind="ours.pred" if kernel_rules else "pred")
+    study = open_study(name,
                        make_storage(storage, heartbeat_interval_s=heartbeat_interval_s,
                                     grace_period_s=grace_period_s),
                        _make_sampler(sampler, seed, n_trials),
                        {"gpu": hw.name, "hw_fingerprint": hw.fingerprint, "problem": problem.shape_name(),
-                        "dtype": dtype_label(problem), "space_fingerprint": space.fingerprint()})
-    run = _Run(study, problem, hw, space, objective or default_objective, _Names(space, problem, hw))
+                        "dtype": dtype_label(problem), "space_fingerprint": space.fingerprint(),
+                        "rules": "ptx+kernel" if kernel_rules else "ptx"})
+    run = _Run(study, problem, hw, space, objective or default_objective, _Names(space, problem, hw),
+               kernel_rules, grace_period_s)
     order = list(legal or [])
     random.Random(f"{seed}/{os.getpid()}").shuffle(order)   # workers walk the grid in different orders
     stopped = _loop(run, n_trials, target_trials, order if exhaustive else None,
@@ -435,7 +461,7 @@ def _loop(run: _Run, n_trials: int, target: int | None, grid: list[dict] | None,
             if run.counts["asked"] >= max_asks:
                 return f"stopped after {max_asks} suggestions"
             if run.counts["asked"] % 16 == 0:
-                _fail_stale(run.study)
+                _fail_stale(run.study, run.grace_period_s)
             if grid is not None:
                 fixed, cursor = _grid_next(run, grid, cursor)
                 if fixed is None:

@@ -27,6 +27,7 @@ from .config import KernelConfig, derive, mma_k_for
 from .errors import PerfmodelError
 from .hardware import Arch, HardwareSpec, config_dir
 from .legality import check
+from .predict import KERNEL_RULE_PREFIX
 from .problem import GemmProblem
 
 
@@ -141,10 +142,12 @@ class SearchSpace:
         return self.config(problem, hw, params)
 
     def enumerate(self, problem: GemmProblem, hw: HardwareSpec, *, legal_only: bool = True,
-                  limit: int | None = None) -> Iterator[tuple[dict[str, Value], KernelConfig]]:
+                  kernel_rules: bool = False, limit: int | None = None
+                  ) -> Iterator[tuple[dict[str, Value], KernelConfig]]:
         """Every distinct configuration of the product, in file order, as (params, config); points
-        that normalise to an already seen configuration are skipped. ``limit`` bounds the raw points
-        visited (raise the limit or narrow the space when it is hit)."""
+        that normalise to an already seen configuration are skipped. ``legal_only`` keeps what the
+        PTX rules allow (and, with ``kernel_rules``, what our own kernel builds). ``limit`` bounds
+        the raw points visited (raise the limit or narrow the space when it is hit)."""
         if limit is not None and self.size() > limit:
             raise SpaceError(f"the space has {self.size()} points, more than {limit} to enumerate; "
                              "narrow it with --set KNOB=V1,V2 or --space FILE")
@@ -156,9 +159,16 @@ class SearchSpace:
             if cfg.name in seen:
                 continue
             seen.add(cfg.name)
-            if legal_only and check(problem, cfg, hw):
+            if legal_only and violations(problem, cfg, hw, kernel_rules=kernel_rules):
                 continue
             yield params, cfg
+
+
+def violations(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, kernel_rules: bool = False):
+    """The legality violations that bound the search: the PTX rules, and our kernel's own
+    (``kernel-*``) only when asked; predict() ignores the kernel's rules the same way."""
+    found = check(problem, cfg, hw)
+    return found if kernel_rules else [v for v in found if not v.rule.startswith(KERNEL_RULE_PREFIX)]
 
 
 def _suggest(trial: optuna.Trial, name: str, dist: optuna.distributions.BaseDistribution) -> Value:

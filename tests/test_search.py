@@ -17,7 +17,7 @@ from perfmodel import check, load_hardware, make_problem
 from perfmodel.cli import main
 from perfmodel.hardware import Arch
 from perfmodel.search import SearchError, default_study_name, tune
-from perfmodel.space import load_space
+from perfmodel.space import load_space, violations
 from tune_fakes import fake_objective
 
 H100 = load_hardware("h100-sxm")
@@ -47,7 +47,8 @@ def test_budget_counts_only_legal_new_trials_and_illegal_ones_are_pruned_with_re
     assert r.stats.illegal == len(pruned) > 0            # the stock space has illegal corners
     for t in pruned:
         cfg = r.space.config(BF16, H100, t.params)
-        assert {v.rule for v in check(BF16, cfg, H100)} == set(t.user_attrs["violations"])
+        assert {v.rule for v in violations(BF16, cfg, H100)} == set(t.user_attrs["violations"])
+        assert not any(r.startswith("kernel-") for r in t.user_attrs["violations"])   # PTX rules only
         assert t.value is None                             # no fake value for an illegal point
     assert r.stats.asked == len(r.study.trials)
     assert r.study.metric_names == ["tflops"]
@@ -164,10 +165,11 @@ def test_killed_run_resumes_with_no_trial_lost_or_repeated(tmp_path):
 def test_cli_tune_prints_top_best_and_exports(monkeypatch, capsys):
     monkeypatch.setattr(search, "default_objective", fake_objective)
     rc = main(["tune", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--dtype", "bf16", "--trials", "12",
-               "--storage", "memory", "--seed", "1", "--top", "3", "--json"])
+               "--storage", "memory", "--seed", "1", "--top", "3", "--json", "--our-kernel"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["top"]) == 3 and doc["stats"]["completed"] == 12
+    assert doc["study"] == "h100-sxm.8192x8192x8192.bf16.ours.pred"
     assert doc["best"]["config"]["name"] == doc["top"][0]["config_name"]
     flags = doc["exports"]["kernel_sm90"]["nvcc_flags"]
     assert f"-DPM_BM={doc['best']['config']['tile_m']}" in flags
@@ -191,3 +193,44 @@ def test_cli_tune_bad_input_is_one_line_exit_2(argv, message, capsys, monkeypatc
     rc = main(base + argv)
     err = capsys.readouterr().err
     assert rc == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+class _Measured:
+    def __init__(self, name, tflops, valid=True):
+        self.config_name, self.tflops, self.valid = name, tflops, valid
+        self.invalidity = "correct" if valid else "correctness"
+
+
+def test_validate_top_records_measurements_in_a_hw_study_and_reports_the_ranking():
+    from perfmodel.search_hw import validate_top
+    r = tune(BF16, H100, n_trials=500, space=small_space(), objective=fake_objective, kernel_rules=True)
+    calls = []
+
+    def runner(pairs):   # stands in for perfmodel.measure.validate on a GPU
+        calls.append([c.name for _, c in pairs])
+        out = [_Measured(c.name, 500.0 + i) for i, (_, c) in enumerate(pairs)]   # the reverse order
+        out[1] = _Measured(out[1].config_name, None, valid=False)
+        return out
+
+    rep = validate_top(r, 5, runner=runner)
+    assert calls[0] == [t.config_name for t in r.top(5)]       # all buildable: the top 5 in order
+    assert rep["measured"] == 4 and rep["invalid"] == 1 and rep["skipped_unbuildable"] == 0
+    assert rep["best"]["pred_rank"] == 5 and rep["best"]["measured_tflops"] == 504.0
+    assert rep["spearman"] == -1.0
+    hw = optuna.load_study(study_name=rep["study"], storage=r.study._storage)
+    assert rep["study"].endswith(".hw") and len(hw.trials) == 5
+    assert [t.state for t in hw.trials].count(TrialState.FAIL) == 1
+    by_name = {t.user_attrs["config_name"]: t for t in hw.trials}
+    for t in r.complete_trials()[:5]:
+        assert by_name[t.user_attrs["config_name"]].params == t.params
+    validate_top(r, 5, runner=runner)                          # a rerun adds nothing
+    assert len(optuna.load_study(study_name=rep["study"], storage=r.study._storage).trials) == 5
+
+
+def test_validate_top_without_a_gpu_is_a_one_line_error(monkeypatch, capsys):
+    import perfmodel.search_hw as shw
+    monkeypatch.setattr(shw.shutil, "which", lambda name: None)
+    rc = main(["tune", "--gpu", "h100-sxm", "--problem", "1024x1024x1024", "--trials", "2", "--storage", "memory",
+               "--validate-top", "4"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "needs an NVIDIA GPU and nvcc" in err and len(err.strip().splitlines()) == 1

@@ -37,8 +37,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--space", metavar="FILE", help="search-space TOML (default configs/search/<arch>.toml)")
     p.add_argument("--set", action="append", default=[], metavar="KNOB=V1,V2",
                    help="narrow one knob of the space, e.g. --set stages=3,4 --set cluster=1x1,2x1")
+    p.add_argument("--our-kernel", action="store_true",
+                   help="search only what perfmodel's own sm_90a kernel builds (its kernel-* rules too)")
     p.add_argument("--validate-top", type=int, default=0, metavar="K",
-                   help="run the top K on this machine's GPU and compare with the predictions")
+                   help="run the top K that our kernel builds on this machine's GPU; compare with the predictions")
+    p.add_argument("--measurements", default="perfmodel_measurements.jsonl", metavar="FILE",
+                   help="JSONL dataset the --validate-top runs append to (reruns reuse it)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: when stderr is a terminal)")
     p.add_argument("--grace-period", type=int, default=60, metavar="S",
@@ -57,6 +61,9 @@ def run(args) -> int:
     if args.trials < 0 or args.top < 0 or args.validate_top < 0:
         raise SearchError("--trials, --top and --validate-top must be >= 0")
     hw = load_hardware(args.gpu)
+    if args.validate_top:   # fail before a long search, not after it
+        from ..search_hw import local_runner
+        local_runner(hw.name, args.measurements)
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major,
                            b_major=args.b_major)
     space = load_space(args.space) if args.space else load_space(hw.arch)
@@ -67,11 +74,11 @@ def run(args) -> int:
     result = tune(problem, hw, n_trials=args.trials, target_trials=args.target, storage=storage,
                   study_name=args.study, sampler=args.sampler, seed=args.seed, space=space,
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
-                  heartbeat_interval_s=max(1, min(10, args.grace_period // 3)))
+                  heartbeat_interval_s=max(1, min(10, args.grace_period // 3)), kernel_rules=args.our_kernel)
     validation = None
     if args.validate_top:
         from ..search_hw import validate_top
-        validation = validate_top(result, args.validate_top)
+        validation = validate_top(result, args.validate_top, measurements_path=args.measurements)
     doc = _document(result, storage, args.top, validation)
     if args.json:
         print(json.dumps(doc, indent=2))
@@ -152,7 +159,8 @@ def _print(doc: dict) -> None:
 
 def _print_validation(v: dict) -> None:
     print(f"\nvalidated on {v['device']}: {v['measured']} of {v['asked']} measured "
-          f"({v['invalid']} invalid); hardware study {v['study']}")
+          f"({v['invalid']} invalid, {v['skipped_unbuildable']} better-predicted ones our kernel cannot build "
+          f"skipped); hardware study {v['study']}")
     print(f"{'pred rank':>9} {'pred TFLOP/s':>12} {'meas TFLOP/s':>12}  config")
     for r in v["rows"]:
         meas = f"{r['measured_tflops']:.1f}" if r["measured_tflops"] is not None else r.get("invalidity", "invalid")

@@ -1,0 +1,140 @@
+"""`perfmodel tune --validate-top K`: the GPU judges the model's top K.
+
+The top K predicted configurations that our sm_90a kernel can build are run through the hardware
+runner (``perfmodel.measure.validate``: compile, check against a reference, time). Each result is
+recorded beside the predictions in a second study, ``<gpu>.<MxNxK>.<dtype>.hw``, with the same
+parameters (``add_trial(create_trial(...))``: finished prediction trials are immutable), and the
+report says which configuration measured best and how the predicted order held (Spearman's rho and
+the predicted rank of the measured best).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+import optuna
+import pandas as pd
+from optuna.trial import TrialState
+
+from .config import KernelConfig
+from .errors import PerfmodelError
+from .legality import check
+from .problem import GemmProblem
+from .search import TuneResult, default_study_name, open_study
+
+DEFAULT_MEASUREMENTS = "perfmodel_measurements.jsonl"
+
+
+class NoGpuError(PerfmodelError):
+    """--validate-top on a machine without an NVIDIA GPU or nvcc."""
+
+
+class MeasurementLike(Protocol):
+    config_name: str
+    tflops: float | None
+
+    @property
+    def valid(self) -> bool: ...
+
+
+Runner = Callable[[Sequence[tuple[GemmProblem, KernelConfig]]], Sequence[MeasurementLike]]
+
+
+def local_runner(gpu_spec: str, out_path: str | Path = DEFAULT_MEASUREMENTS) -> Runner:
+    """The project's runner on this machine's GPU, appending to ``out_path`` (a JSONL dataset)."""
+    from .measure import query_gpu, validate
+    from .measure.api import spec_for_gpu
+
+    if shutil.which("nvcc") is None or shutil.which("nvidia-smi") is None:
+        raise NoGpuError("--validate-top needs an NVIDIA GPU and nvcc on this machine; found "
+                         + ", ".join(x for x in ("nvcc", "nvidia-smi") if shutil.which(x) is None)
+                         + " missing (run it where the GPU is, sharing the study with --storage)")
+    ident = query_gpu()
+    local = spec_for_gpu(ident.name)
+    if ident.name == "unknown":
+        raise NoGpuError("--validate-top: nvidia-smi reports no GPU on this machine")
+    if local != gpu_spec:
+        raise NoGpuError(f"--validate-top: this machine has {ident.name} ({local or 'no hardware file'}), "
+                         f"the study predicts {gpu_spec}; tune with --gpu {local or '<this GPU>'}")
+    return lambda pairs: validate(list(pairs), out_path, gpu=gpu_spec, identity=ident)
+
+
+def candidates(result: TuneResult, k: int) -> tuple[list[optuna.trial.FrozenTrial], int]:
+    """The top ``k`` predicted trials that pass every rule, our kernel's included; and how many
+    better-predicted ones were skipped because our kernel cannot build them."""
+    chosen, skipped = [], 0
+    for t in result.complete_trials():
+        if len(chosen) == k:
+            break
+        cfg = KernelConfig.from_name(t.user_attrs["config_name"])
+        if check(result.problem, cfg, result.hw):
+            skipped += 1
+        else:
+            chosen.append(t)
+    return chosen, skipped
+
+
+def validate_top(result: TuneResult, k: int, *, runner: Runner | None = None,
+                 measurements_path: str | Path = DEFAULT_MEASUREMENTS) -> dict[str, Any]:
+    """Measure the top ``k`` and record them in the ``.hw`` study; returns the report as a dict."""
+    runner = runner or local_runner(result.hw.name, measurements_path)
+    chosen, skipped = candidates(result, k)
+    configs = [KernelConfig.from_name(t.user_attrs["config_name"]) for t in chosen]
+    measured = {m.config_name: m for m in runner([(result.problem, c) for c in configs])}
+    hw_study = open_study(default_study_name(result.hw, result.problem, result.space, kind="hw"),
+                          result.study._storage, None,
+                          {k: v for k, v in result.study.user_attrs.items() if k != "rules"})
+    already = {t.user_attrs.get("config_name") for t in hw_study.get_trials(deepcopy=False)}
+    rows = []
+    for rank, (t, cfg) in enumerate(zip(chosen, configs), start=1):
+        m = measured.get(cfg.name)
+        ok = m is not None and m.valid and m.tflops is not None
+        row = {"pred_rank": rank, "config_name": cfg.name, "pred_tflops": t.value, "pred_trial": t.number,
+               "measured_tflops": float(m.tflops) if ok else None,
+               "invalidity": None if ok else _invalidity(m)}
+        rows.append(row)
+        if cfg.name not in already:
+            _record(hw_study, t, row, m)
+    return _report(result, hw_study, rows, k, skipped)
+
+
+def _invalidity(m) -> str:
+    if m is None:
+        return "not measured"
+    inv = getattr(m, "invalidity", None)
+    return str(getattr(inv, "value", inv) or "invalid")
+
+
+def _record(study: optuna.Study, pred: optuna.trial.FrozenTrial, row: dict, m) -> None:
+    attrs = {k: v for k, v in row.items() if v is not None}
+    for key in ("sm_clock_mean_hz", "power_mean_w", "cublas_tflops", "time_median_s", "kernel_hash"):
+        if getattr(m, key, None) is not None:
+            attrs[key] = getattr(m, key)
+    ok = row["measured_tflops"] is not None
+    trial = optuna.trial.create_trial(params=pred.params, distributions=pred.distributions,
+                                      value=row["measured_tflops"] if ok else None, user_attrs=attrs,
+                                      state=TrialState.COMPLETE if ok else TrialState.FAIL)
+    study.add_trial(trial)
+
+
+def ranking_agreement(pred: Sequence[float], meas: Sequence[float]) -> float | None:
+    """Spearman's rho between predicted and measured TFLOP/s (None with fewer than 3 points)."""
+    if len(pred) < 3:
+        return None
+    rho = pd.Series(list(pred)).corr(pd.Series(list(meas)), method="spearman")
+    return None if pd.isna(rho) else round(float(rho), 3)
+
+
+def _report(result: TuneResult, hw_study: optuna.Study, rows: list[dict], k: int, skipped: int) -> dict:
+    valid = [r for r in rows if r["measured_tflops"] is not None]
+    best = max(valid, key=lambda r: r["measured_tflops"]) if valid else None
+    return {
+        "device": result.hw.name, "study": hw_study.study_name, "asked": k, "measured": len(valid),
+        "invalid": len(rows) - len(valid), "skipped_unbuildable": skipped, "rows": rows,
+        "best": best,
+        "spearman": ranking_agreement([r["pred_tflops"] for r in valid], [r["measured_tflops"] for r in valid]),
+    }
+
+
+__all__ = ["NoGpuError", "Runner", "candidates", "local_runner", "ranking_agreement", "validate_top"]
