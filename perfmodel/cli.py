@@ -8,7 +8,7 @@ import sys
 from .errors import PerfmodelError
 
 # Each subcommand is a module in perfmodel.commands (NAME, HELP, add_arguments, run).
-COMMANDS = ["gpus", "check", "tune", "rules", "validate", "predict", "calibrate"]
+COMMANDS = ["gpus", "check", "tune", "rules", "validate", "predict", "calibrate", "report"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,45 @@
+"""`perfmodel report`: predicted versus measured on a committed dataset (MAPE, p90, Spearman per shape)."""
+from __future__ import annotations
+
+import glob
+import json
+
+from ..errors import PerfmodelError
+
+NAME = "report"
+HELP = "compare the model with a measurement dataset: MAPE, p90 error, Spearman per shape, top-8"
+
+
+def add_arguments(p):
+    p.add_argument("datasets", nargs="*", help="measurement JSONL files (default: data/measurements/*dataset*.jsonl)")
+    p.add_argument("--gpu", help="hardware spec to predict with (default: the dataset header's)")
+    p.add_argument("--clock", choices=["spec", "measured"], default="spec",
+                   help="predict at the spec's sustained clock (default) or at each run's measured SM clock")
+    p.add_argument("--csv", help="write the joined per-point table here")
+    p.add_argument("--json", action="store_true", help="machine-readable summary")
+
+
+def run(args) -> int:
+    from ..report import accuracy, compare, per_shape   # pandas/simpy only when this command runs
+    paths = args.datasets or sorted(glob.glob("data/measurements/*dataset*.jsonl"))
+    if not paths:
+        raise PerfmodelError("no dataset given and none under data/measurements/*dataset*.jsonl")
+    df, hw = compare(paths, args.gpu, clock=args.clock)
+    acc = accuracy(df)
+    shapes = per_shape(df)
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+    if args.json:
+        print(json.dumps({"gpu": hw.name, "datasets": paths, "clock": args.clock, **acc.__dict__,
+                          "per_shape": shapes.to_dict(orient="records")}, indent=2, default=str))
+        return 0
+    print(f"model {hw.name} (fingerprint {hw.fingerprint}) vs {', '.join(paths)}; clock: {args.clock}")
+    print(f"{'shape':<17} {'dtype':<5} {'n':>3} {'MAPE':>6} {'bias':>7} {'rho':>5} {'meas best':>9} "
+          f"{'pred best':>9} {'top8':>6} {'cuBLAS':>7}")
+    for r in shapes.itertuples():
+        cub = f"{r.cublas_tflops:7.0f}" if r.cublas_tflops == r.cublas_tflops and r.cublas_tflops else "      -"
+        print(f"{r.shape:<17} {r.dtype:<5} {r.n:>3} {r.mape:>6.1%} {r.bias:>+7.1%} {r.spearman:>5.2f} "
+              f"{r.meas_best:>9.1f} {r.pred_best:>9.1f} {'yes' if r.topk_hit else 'NO':>6} {cub}")
+    for line in acc.lines():
+        print(line)
+    return 0

@@ -1,0 +1,116 @@
+"""Predicted versus measured: join a measurement dataset with the model, and score the model.
+
+Figures (all on valid kernel rows; cuBLAS rows are references, not predictions):
+- APE = |pred / meas - 1| per point; MAPE, median and p90 APE; signed bias (mean of pred/meas - 1);
+- Spearman's rho of predicted versus measured TFLOP/s within each (shape, dtype);
+- top-k: whether the model's k best-predicted configurations hold one within 2% of the measured best.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterable
+
+import pandas as pd
+
+from .config import KernelConfig
+from .errors import PerfmodelError
+from .hardware import HardwareSpec, load_hardware
+from .measure import CUBLAS, read_dataset
+from .predict import predict
+from .problem import make_problem
+
+
+def measured_frame(paths: Iterable[str | os.PathLike]) -> tuple[pd.DataFrame, str]:
+    """Valid kernel measurements of one or more dataset files (same hardware spec) as a DataFrame."""
+    rows, specs = [], set()
+    for path in paths:
+        header, ms = read_dataset(path)
+        specs.add(header.gpu_spec)
+        cublas = {(m.shape_name, m.dtype): m.tflops for m in ms if m.config_name == CUBLAS and m.valid}
+        for m in ms:
+            if not m.valid or m.config_name == CUBLAS or not m.tflops:
+                continue
+            rows.append({"config_name": m.config_name, "shape": m.shape_name, "m": m.m, "n": m.n, "k": m.k,
+                         "dtype": m.dtype, "meas_tflops": m.tflops, "meas_time_s": m.time_median_s,
+                         "meas_sm_clock_hz": m.sm_clock_mean_hz, "cublas_tflops": cublas.get((m.shape_name, "bf16")),
+                         "gpu_name": header.gpu_name, "dataset": os.path.basename(str(path))})
+    if len(specs) > 1:
+        raise PerfmodelError(f"datasets measured against different hardware specs: {sorted(specs)}")
+    if not rows:
+        raise PerfmodelError("no valid kernel measurements in the given datasets")
+    frame = pd.DataFrame(rows).drop_duplicates(["config_name", "shape", "dtype"], keep="last")
+    return frame.reset_index(drop=True), specs.pop()
+
+
+def add_predictions(frame: pd.DataFrame, hw: HardwareSpec, *, clock: str = "spec") -> pd.DataFrame:
+    """Predict every row. ``clock='spec'`` uses hw's sustained clock; ``'measured'`` each row's clock."""
+    preds, bottlenecks = [], []
+    for row in frame.itertuples():
+        problem = make_problem((row.m, row.n, row.k), row.dtype)
+        clock_hz = row.meas_sm_clock_hz if clock == "measured" and row.meas_sm_clock_hz else None
+        try:
+            p = predict(problem, KernelConfig.from_name(row.config_name), hw, clock_hz=clock_hz)
+            preds.append(p.tflops)
+            bottlenecks.append(p.bottleneck.value)
+        except PerfmodelError:
+            preds.append(float("nan"))
+            bottlenecks.append("illegal")
+    out = frame.copy()
+    out["pred_tflops"] = preds
+    out["pred_bottleneck"] = bottlenecks
+    out["rel_err"] = out["pred_tflops"] / out["meas_tflops"] - 1.0
+    return out
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    points: int
+    mape: float
+    median_ape: float
+    p90_ape: float
+    bias: float
+    spearman_median: float
+    topk_hit_fraction: float
+    shapes: int
+
+    def lines(self, label: str = "") -> list[str]:
+        return [f"{label}points {self.points}, shapes {self.shapes}",
+                f"{label}MAPE {self.mape:.1%}  median APE {self.median_ape:.1%}  p90 APE {self.p90_ape:.1%}  "
+                f"bias {self.bias:+.1%}",
+                f"{label}Spearman per shape (median) {self.spearman_median:.2f}  "
+                f"top-8 within 2% of measured best: {self.topk_hit_fraction:.0%} of shapes"]
+
+
+def per_shape(df: pd.DataFrame, k: int = 8, within: float = 0.02) -> pd.DataFrame:
+    rows = []
+    for (shape, dtype), g in df.dropna(subset=["pred_tflops"]).groupby(["shape", "dtype"]):
+        best = g["meas_tflops"].max()
+        top = g.nlargest(k, "pred_tflops")["meas_tflops"].max()
+        rho = g["pred_tflops"].corr(g["meas_tflops"], method="spearman") if len(g) >= 3 else float("nan")
+        ape = (g["rel_err"].abs())
+        rows.append({"shape": shape, "dtype": dtype, "n": len(g), "mape": ape.mean(), "bias": g["rel_err"].mean(),
+                     "spearman": rho, "meas_best": best, "pred_best": g["pred_tflops"].max(),
+                     "topk_best": top, "topk_hit": top >= (1 - within) * best,
+                     "cublas_tflops": g["cublas_tflops"].iloc[0]})
+    return pd.DataFrame(rows)
+
+
+def accuracy(df: pd.DataFrame) -> Accuracy:
+    ok = df.dropna(subset=["pred_tflops"])
+    ape = ok["rel_err"].abs()
+    shapes = per_shape(ok)
+    return Accuracy(points=len(ok), mape=float(ape.mean()), median_ape=float(ape.median()),
+                    p90_ape=float(ape.quantile(0.9)), bias=float(ok["rel_err"].mean()),
+                    spearman_median=float(shapes["spearman"].median()),
+                    topk_hit_fraction=float(shapes["topk_hit"].mean()), shapes=len(shapes))
+
+
+def compare(paths: Iterable[str | os.PathLike], gpu: str | None = None, *, clock: str = "spec"
+            ) -> tuple[pd.DataFrame, HardwareSpec]:
+    frame, spec = measured_frame(paths)
+    hw = load_hardware(gpu or spec)
+    return add_predictions(frame, hw, clock=clock), hw
+
+
+__all__ = ["Accuracy", "accuracy", "add_predictions", "compare", "measured_frame", "per_shape"]
