@@ -14,7 +14,6 @@
 """
 from __future__ import annotations
 
-import datetime
 import os
 import random
 import sys
@@ -28,95 +27,17 @@ import pandas as pd
 from optuna.trial import TrialState
 
 from .config import KernelConfig
-from .errors import IllegalConfigError, PerfmodelError
+from .errors import IllegalConfigError
 from .hardware import HardwareSpec
-from .problem import GemmProblem, Major
+from .problem import GemmProblem
 from .space import SearchSpace, SpaceError, load_space, violations
+from .studies import (DEFAULT_GRACE_S, DEFAULT_HEARTBEAT_S, SearchError, default_study_name, dtype_label,
+                      fail_stale, make_storage, open_study)
 
 SAMPLERS = ("tpe", "random", "grid", "cmaes")
 AUTO_ENUMERATE_LIMIT = 4_000     # raw points walked (legality ~0.2 ms each) to see if the legal space is small
 GRID_LIMIT = 50_000              # raw points walked for an explicit --sampler grid
-DEFAULT_HEARTBEAT_S = 10
-DEFAULT_GRACE_S = 60
 Objective = Callable[[GemmProblem, KernelConfig, HardwareSpec], Any]   # -> perfmodel.predict.Prediction
-
-
-class SearchError(PerfmodelError):
-    """A study that cannot be opened or continued as asked."""
-
-
-# ---------------------------------------------------------------------------- naming and storage
-def dtype_label(problem: GemmProblem) -> str:
-    a, b = problem.a_dtype.value, problem.b_dtype.value
-    label = a if a == b else f"{a}-{b}"
-    if problem.scale_type is not None:
-        label += f"-{problem.scale_type.value}x{problem.scale_vec_size}"
-    if problem.sparse_a:
-        label += "-sp"
-    if problem.a_major is not Major.K or problem.b_major is not Major.K:
-        label += f"-{problem.a_major.value}{problem.b_major.value}"
-    return label
-
-
-def default_study_name(hw: HardwareSpec, problem: GemmProblem, space: SearchSpace | None = None,
-               kind: str = "pred") -> str:
-    """``<gpu>.<MxNxK>.<dtype>.<pred|hw>``; a space other than the stock one adds ``s<fingerprint>``."""
-    parts = [hw.name, problem.shape_name() + (f"b{problem.batch}" if problem.batch > 1 else ""),
-             dtype_label(problem)]
-    if space is not None and space.fingerprint() != load_space(hw.arch).fingerprint():
-        parts.append("s" + space.fingerprint()[:8])
-    return ".".join(parts + [kind])
-
-
-def make_storage(storage: str | optuna.storages.BaseStorage | None, *,
-                 heartbeat_interval_s: int = DEFAULT_HEARTBEAT_S, grace_period_s: int = DEFAULT_GRACE_S):
-    """Optuna's one-argument dispatch: None -> in memory; a URL -> RDB with heartbeat; else as is."""
-    if storage is None or not isinstance(storage, str):
-        return storage
-    if not storage.startswith(("sqlite:", "postgresql", "mysql")):
-        raise SearchError(f"unsupported storage URL '{storage}' (sqlite:///FILE or postgresql://...)")
-    storage = _with_pg_driver(storage)
-    sqlite = storage.startswith("sqlite:")
-    engine_kwargs: dict[str, Any] = {"connect_args": {"timeout": 60}} if sqlite else {"pool_pre_ping": True}
-    last: Exception | None = None
-    for attempt in range(4):   # first use of a fresh database by several workers races on CREATE TABLE
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                rdb = optuna.storages.RDBStorage(storage, engine_kwargs=engine_kwargs,
-                                                 heartbeat_interval=heartbeat_interval_s,
-                                                 grace_period=grace_period_s)
-            if sqlite:
-                _sqlite_wal(rdb.engine)
-            return rdb
-        except Exception as exc:  # sqlalchemy errors differ per dialect; retried, then reported
-            last = exc
-            time.sleep(0.2 + random.random() * (attempt + 1))
-    raise SearchError(f"cannot open storage {storage}: {str(last).splitlines()[0]}")
-
-
-def _with_pg_driver(url: str) -> str:
-    """SQLAlchemy 2.1 maps plain ``postgresql://`` to psycopg 3; use psycopg2 when only it is installed."""
-    import importlib.util
-    if url.startswith("postgresql://") and importlib.util.find_spec("psycopg") is None \
-            and importlib.util.find_spec("psycopg2") is not None:
-        return "postgresql+psycopg2://" + url[len("postgresql://"):]
-    return url
-
-
-def _sqlite_wal(engine) -> None:
-    """Write-ahead log and one fsync per checkpoint: 135 -> 18 ms per trial on this machine's disk
-    (benchmarks/bench_tune.py). A killed process loses nothing committed; only a power cut can."""
-    from sqlalchemy import event
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):
-        cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=NORMAL")
-        cur.close()
-
-    engine.dispose()   # connections opened before the listener reconnect with it
 
 
 def _make_sampler(name: str, seed: int | None, n_trials: int) -> optuna.samplers.BaseSampler:
@@ -127,28 +48,6 @@ def _make_sampler(name: str, seed: int | None, n_trials: int) -> optuna.samplers
     if name == "cmaes":   # CMA-ES acts on the ordinal (integer) knobs; categorical ones go to random
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     raise SearchError(f"unknown sampler '{name}' (known: {', '.join(SAMPLERS)})")
-
-
-def open_study(name: str, storage, sampler, attrs: dict[str, Any]) -> optuna.Study:
-    """Create or load the study; refuse one made for another problem, GPU spec or space."""
-    try:
-        study = optuna.create_study(study_name=name, storage=storage, sampler=sampler,
-                                    direction="maximize", load_if_exists=True)
-    except ValueError as exc:   # e.g. an existing study with another direction
-        raise SearchError(f"study '{name}': {exc}") from None
-    old = study.user_attrs
-    for key, value in attrs.items():
-        if key in old and old[key] != value:
-            raise SearchError(f"study '{name}' was made with {key}={old[key]!r}, not {value!r}; "
-                              "pass --study NEW_NAME for a new study")
-    for key, value in attrs.items():
-        if key not in old:
-            study.set_user_attr(key, value)
-    if study.metric_names is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            study.set_metric_names(["tflops"])
-    return study
 
 
 # ---------------------------------------------------------------------------- results
@@ -164,10 +63,10 @@ class Ranked:
 
 @dataclass(frozen=True)
 class TuneStats:
-    asked: int = 0            # suggestions made in this run (all states)
+    asked: int = 0            # suggestions made in this run, each a trial of the study (all states)
     completed: int = 0        # new COMPLETE trials
-    illegal: int = 0          # suggestions refused by the legality rules (PRUNED)
-    duplicates: int = 0       # suggestions of a configuration already in the study (FAIL)
+    illegal: int = 0          # suggestions refused by the legality rules (PRUNED, with their rule ids)
+    duplicates: int = 0       # suggestions of a configuration the study holds already (FAIL, duplicate_of)
     lost: int = 0             # trials failed by another worker's stale-trial check while running
     exhaustive: bool = False
     legal_space: int | None = None   # size of the legal space when it was counted
@@ -254,6 +153,18 @@ class _Run:
     counts: dict[str, int] = field(default_factory=lambda: dict(asked=0, completed=0, illegal=0,
                                                                 duplicates=0, lost=0))
 
+    def taken(self) -> set[str]:
+        """Configurations held by a live or finished trial of the study (a read of the storage)."""
+        return {self.names.of(t) for t in self.study.get_trials(deepcopy=False)
+                if t.state is not TrialState.FAIL and len(t.params) == self.names.n_params}
+
+    def verdict(self, params: dict, taken: set[str]) -> str | None:
+        """None for a legal configuration no trial holds, else 'illegal' or 'duplicate'."""
+        cfg = self.space.config(self.problem, self.hw, params)
+        if cfg.name in taken:
+            return "duplicate"
+        return "illegal" if violations(self.problem, cfg, self.hw, kernel_rules=self.kernel_rules) else None
+
     def heartbeat(self, trial: optuna.Trial) -> None:
         storage = self.study._storage
         if getattr(storage, "get_heartbeat_interval", lambda: None)() is not None:
@@ -319,25 +230,6 @@ def _num(x):
     return None if x is None else float(x)
 
 
-def _fail_stale(study: optuna.Study, grace_period_s: float) -> None:
-    """Fail RUNNING trials whose worker died: those whose heartbeat went stale (Optuna), and those
-    older than the grace period that never got a heartbeat (killed inside ``ask``, before we could
-    record one: every live trial records it before its ``config_name``)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        optuna.storages.fail_stale_trials(study)
-    if getattr(study._storage, "get_heartbeat_interval", lambda: None)() is None:
-        return   # in memory: no other process can hold a trial
-    now = datetime.datetime.now()
-    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        if "config_name" not in t.user_attrs and t.datetime_start is not None \
-                and (now - t.datetime_start).total_seconds() > grace_period_s:
-            try:
-                study.tell(t.number, state=TrialState.FAIL)
-            except (ValueError, RuntimeError, optuna.exceptions.UpdateFinishedTrialError):
-                pass   # another worker finished or failed it first
-
-
 def _complete_count(study: optuna.Study) -> int:
     return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
 
@@ -352,18 +244,16 @@ def _grid_next(run: _Run, order: list[dict], start: int) -> tuple[dict | None, i
     return None, len(order)
 
 
-def _free_neighbour(run: _Run, params: dict, rng: random.Random) -> dict | None:
+def _free_neighbour(run: _Run, params: dict, rng: random.Random, taken: set[str] | None = None) -> dict | None:
     """Repair for a sampler that re-suggests a configuration the study holds (TPE does once it has
     converged): a legal configuration no trial holds yet, one knob away if possible, else None."""
-    taken = {run.names.of(t) for t in run.study.get_trials(deepcopy=False)
-             if t.state is not TrialState.FAIL and len(t.params) == run.names.n_params}
+    taken = run.taken() if taken is None else taken
     moves = [(k.name, v) for k in run.space.searched for v in k.values if v != params.get(k.name)]
     rng.shuffle(moves)
     candidates = [{**params, name: value} for name, value in moves]
     candidates += [{k.name: rng.choice(k.values) for k in run.space.searched} for _ in range(256)]
     for cand in candidates:   # one knob away first, then anywhere
-        cfg = run.space.config(run.problem, run.hw, cand)
-        if cfg.name not in taken and not violations(run.problem, cfg, run.hw, kernel_rules=run.kernel_rules):
+        if run.verdict(cand, taken) is None:
             return cand
     return None
 
@@ -412,10 +302,11 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
         legal = _enumerate_legal(space, problem, hw, AUTO_ENUMERATE_LIMIT, wanted, kernel_rules)
     exhaustive = legal is not None
     name = study_name or default_study_name(hw, problem, space, kind="ours.pred" if kernel_rules else "pred")
+    sampler_obj = _make_sampler(sampler, seed, n_trials)
     study = open_study(name,
                        make_storage(storage, heartbeat_interval_s=heartbeat_interval_s,
                                     grace_period_s=grace_period_s),
-                       _make_sampler(sampler, seed, n_trials),
+                       sampler_obj,
                        {"gpu": hw.name, "hw_fingerprint": hw.fingerprint, "problem": problem.shape_name(),
                         "dtype": dtype_label(problem), "space_fingerprint": space.fingerprint(),
                         "rules": "ptx+kernel" if kernel_rules else "ptx"})
@@ -461,7 +352,7 @@ def _loop(run: _Run, n_trials: int, target: int | None, grid: list[dict] | None,
             if run.counts["asked"] >= max_asks:
                 return f"stopped after {max_asks} suggestions"
             if run.counts["asked"] % 16 == 0:
-                _fail_stale(run.study, run.grace_period_s)
+                fail_stale(run.study, run.grace_period_s)
             if grid is not None:
                 fixed, cursor = _grid_next(run, grid, cursor)
                 if fixed is None:

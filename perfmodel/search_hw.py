@@ -21,7 +21,8 @@ from .config import KernelConfig
 from .errors import PerfmodelError
 from .legality import check
 from .problem import GemmProblem
-from .search import TuneResult, default_study_name, open_study
+from .search import TuneResult
+from .studies import default_study_name, open_study
 
 DEFAULT_MEASUREMENTS = "perfmodel_measurements.jsonl"
 
