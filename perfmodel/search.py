@@ -46,6 +46,9 @@ def _make_sampler(name: str, seed: int | None, n_trials: int) -> optuna.samplers
     if name in ("random", "grid"):   # grid: the sampler only matters if the queue is empty
         return optuna.samplers.RandomSampler(seed=seed)
     if name == "cmaes":   # CMA-ES acts on the ordinal (integer) knobs; categorical ones go to random
+        import importlib.util
+        if importlib.util.find_spec("cmaes") is None:
+            raise SearchError("--sampler cmaes needs the 'cmaes' package: pip install cmaes")
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     raise SearchError(f"unknown sampler '{name}' (known: {', '.join(SAMPLERS)})")
 

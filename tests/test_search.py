@@ -234,3 +234,39 @@ def test_validate_top_without_a_gpu_is_a_one_line_error(monkeypatch, capsys):
                "--validate-top", "4"])
     err = capsys.readouterr().err
     assert rc == 2 and "needs an NVIDIA GPU and nvcc" in err and len(err.strip().splitlines()) == 1
+
+
+def test_real_predictor_exhaustive_run_finds_the_best_predicted_configuration():
+    from perfmodel.predict import predict
+    space = small_space()
+    r = tune(BF16, H100, n_trials=200, space=space, seed=0)   # the model itself as the objective
+    assert r.stats.exhaustive and r.stats.completed == r.stats.legal_space
+    preds = {cfg.name: predict(BF16, cfg, H100) for _, cfg in space.enumerate(BF16, H100)}
+    best = max(preds.values(), key=lambda p: p.tflops)
+    assert r.top(1)[0].tflops == pytest.approx(best.tflops)
+    t = r.study.best_trial
+    assert t.user_attrs["pred_cycles"] == preds[t.user_attrs["config_name"]].cycles
+    assert t.user_attrs["bottleneck"] == preds[t.user_attrs["config_name"]].bottleneck.value
+
+
+@pytest.mark.parametrize("sampler", ["tpe", "random", "cmaes"])
+def test_blackwell_space_with_each_sampler_and_the_real_predictor(sampler):
+    b200 = load_hardware("b200")
+    r = tune(BF16, b200, n_trials=12, sampler=sampler, seed=1)
+    names = names_of(r.study)
+    assert len(names) == 12 == len(set(names))
+    assert r.study.study_name == "b200.8192x8192x8192.bf16.pred"
+    assert all(not violations(BF16, r.space.config(BF16, b200, t.params), b200)
+               for t in r.study.get_trials(states=(TrialState.COMPLETE,)))
+    assert {t.params.get("cta_group") for t in r.study.trials} <= {1, 2}
+
+
+def test_cli_storage_defaults_to_optuna_storage_env_and_shows_progress(tmp_path, monkeypatch, capsys):
+    url = f"sqlite:///{tmp_path}/env.db"
+    monkeypatch.setenv("OPTUNA_STORAGE", url)
+    rc = main(["tune", "--gpu", "h100-sxm", "--problem", "2048x2048x2048", "--trials", "4", "--seed", "2",
+               "--progress"])
+    captured = capsys.readouterr()
+    assert rc == 0 and "trial" in captured.err          # tqdm's bar on stderr
+    study = optuna.load_study(study_name="h100-sxm.2048x2048x2048.bf16.pred", storage=url)
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 4
