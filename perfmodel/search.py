@@ -71,6 +71,7 @@ class TuneStats:
     illegal: int = 0          # suggestions refused by the legality rules (PRUNED, with their rule ids)
     duplicates: int = 0       # suggestions of a configuration the study holds already (FAIL, duplicate_of)
     lost: int = 0             # trials failed by another worker's stale-trial check while running
+    errors: int = 0           # trials whose objective raised (FAIL, user_attrs["error"])
     exhaustive: bool = False
     legal_space: int | None = None   # size of the legal space when it was counted
     elapsed_s: float = 0.0
@@ -154,7 +155,7 @@ class _Run:
     kernel_rules: bool = False
     grace_period_s: float = DEFAULT_GRACE_S
     counts: dict[str, int] = field(default_factory=lambda: dict(asked=0, completed=0, illegal=0,
-                                                                duplicates=0, lost=0))
+                                                                duplicates=0, lost=0, errors=0))
 
     def taken(self) -> set[str]:
         """Configurations held by a live or finished trial of the study (a read of the storage)."""
@@ -181,6 +182,22 @@ class _Run:
             self.counts["lost"] += 1
             return False
 
+    def error(self, trial: optuna.Trial, exc: Exception) -> str:
+        self.counts["errors"] += 1
+        trial.set_user_attr("error", f"{type(exc).__name__}: {exc}"[:500])
+        self.tell(trial, state=TrialState.FAIL)
+        if self.counts["errors"] > max(10, 3 * self.counts["completed"]):   # broken, not unlucky
+            raise SearchError(f"the objective failed on {self.counts['errors']} configurations; "
+                              f"last on {trial.user_attrs.get('config_name', '?')}: {type(exc).__name__}: {exc}")
+        return "error"
+
+    def abandon(self, trial: optuna.Trial) -> None:
+        """Interrupted while judging ``trial``: fail it now rather than leave it RUNNING."""
+        try:
+            self.study.tell(trial, state=TrialState.FAIL)
+        except Exception:   # already finished, or the storage is gone: nothing more to do
+            pass
+
     def evaluate(self, trial: optuna.Trial) -> str:
         """Judge one asked trial; returns 'complete', 'illegal', 'duplicate' or 'lost'."""
         self.counts["asked"] += 1
@@ -198,6 +215,8 @@ class _Run:
             pred = None if found else self.objective(self.problem, cfg, self.hw)
         except IllegalConfigError as exc:
             found = exc.violations
+        except Exception as exc:   # a failing objective fails its trial, not the study
+            return self.error(trial, exc)
         if not found and (getattr(pred, "deadlock", False) or not pred.tflops > 0):
             found = [_Deadlock(getattr(pred, "reason", "") or "the pipeline deadlocks")]
         if found:
@@ -361,7 +380,11 @@ def _loop(run: _Run, n_trials: int, target: int | None, grid: list[dict] | None,
                 if fixed is None:
                     return "the legal space is exhausted"
             trial = _ask(run.study, dists, base, fixed)
-            outcome = run.evaluate(trial)
+            try:
+                outcome = run.evaluate(trial)
+            except BaseException:   # Ctrl-C, or too many objective errors
+                run.abandon(trial)
+                raise
             fixed = None
             if outcome == "complete":
                 bar.update(1)

@@ -270,3 +270,21 @@ def test_cli_storage_defaults_to_optuna_storage_env_and_shows_progress(tmp_path,
     assert rc == 0 and "trial" in captured.err          # tqdm's bar on stderr
     study = optuna.load_study(study_name="h100-sxm.2048x2048x2048.bf16.pred", storage=url)
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 4
+
+
+def test_a_failing_objective_fails_its_trial_not_the_study():
+    def flaky(problem, cfg, hw):
+        if cfg.tile_m == 64:
+            raise ZeroDivisionError("model bug")
+        return fake_objective(problem, cfg, hw)
+
+    r = tune(BF16, H100, n_trials=60, space=small_space(), objective=flaky)
+    failed = [t for t in r.study.get_trials(states=(TrialState.FAIL,)) if "error" in t.user_attrs]
+    assert r.stats.errors == len(failed) > 0 and all("ZeroDivisionError" in t.user_attrs["error"] for t in failed)
+    assert r.stats.completed == len(names_of(r.study)) > 0
+
+    def broken(problem, cfg, hw):
+        raise RuntimeError("always")
+
+    with pytest.raises(SearchError, match="objective failed on 11"):
+        tune(BF16, H100, n_trials=5, objective=broken, sampler="random", seed=0)

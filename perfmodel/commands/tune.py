@@ -127,7 +127,8 @@ def _print(doc: dict) -> None:
     mode = "exhaustive enumeration of the legal space" if s["exhaustive"] else "sampler"
     print(f"run      {s['completed']} new trials in {s['elapsed_s']:.1f} s by {mode} ({s['asked']} suggestions: "
           f"{s['illegal']} illegal, {s['duplicates']} already in the study"
-          + (f", {s['lost']} lost to a stale-trial check" if s["lost"] else "") + f"); {s['stopped']}")
+          + (f", {s['lost']} lost to a stale-trial check" if s["lost"] else "")
+          + (f", {s['errors']} failed in the model" if s["errors"] else "") + f"); {s['stopped']}")
     print(f"study    {doc['study_complete_trials']} complete trials in all")
     if not doc["top"]:
         print("no legal configuration found: widen the space (--set / --space)")
