@@ -321,7 +321,8 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
             raise SearchError(f"the space has {space.size()} points, too many for --sampler grid "
                               f"(limit {GRID_LIMIT}); narrow it with --set KNOB=V1,V2")
     else:
-        legal = _enumerate_legal(space, problem, hw, AUTO_ENUMERATE_LIMIT, wanted, kernel_rules)
+        limit = min(GRID_LIMIT, max(AUTO_ENUMERATE_LIMIT, 4 * wanted))   # counting costs < the trials would
+        legal = _enumerate_legal(space, problem, hw, limit, wanted, kernel_rules)
     exhaustive = legal is not None
     name = study_name or default_study_name(hw, problem, space, kind="ours.pred" if kernel_rules else "pred")
     sampler_obj = _make_sampler(sampler, seed, n_trials)
