@@ -31,8 +31,11 @@ def fake_doc(quick: bool = False) -> dict:
     recs = [
         {"bench": "device", "name": "NVIDIA H100 80GB HBM3", "sm_count": 132, "l2_bytes": 52428800},
         *tma_lat,
-        {"bench": "tma_issue", "burst": 1, "plain_issue_cycles": 40.0, "multicast_issue_cycles": 60.0},
-        {"bench": "tma_issue", "burst": 16, "plain_issue_cycles": 12.0, "multicast_issue_cycles": 20.5},
+        {"bench": "tma_issue", "burst": 1, "box_bytes": 256, "plain_issue_cycles": 40.0, "multicast_issue_cycles": 60.0},
+        {"bench": "tma_issue", "burst": 16, "box_bytes": 256, "plain_issue_cycles": 12.0,
+         "multicast_issue_cycles": 20.5},
+        {"bench": "tma_issue", "burst": 16, "box_bytes": 8192, "plain_issue_cycles": 80.0,
+         "multicast_issue_cycles": 80.0},   # data-rate bound: not the issue cost
         {"bench": "tma_stream", "source": "l2", "swizzle": 128, "box_inner": 64, "box_outer": 64, "box_bytes": 8192,
          "stages": 8, "ctas": 1, "bytes_per_clock_per_sm": 90.0},
         {"bench": "tma_stream", "source": "l2", "swizzle": 128, "box_inner": 64, "box_outer": 256,
@@ -40,19 +43,21 @@ def fake_doc(quick: bool = False) -> dict:
         {"bench": "tma_stream", "source": "l2", "swizzle": 32, "box_inner": 16, "box_outer": 256,
          "box_bytes": 8192, "stages": 8, "ctas": 1, "bytes_per_clock_per_sm": 300.0},   # not 128B: ignored
         {"bench": "tma_stream", "source": "l2", "swizzle": 128, "box_inner": 64, "box_outer": 256,
-         "box_bytes": 32768, "stages": 6, "ctas": 132, "bytes_per_clock_per_sm": 35.0},  # chip-wide: ignored
+         "box_bytes": 32768, "stages": 6, "ctas": 132, "bytes_per_clock_per_sm": 35.0,   # chip-wide
+         "chip_bytes_per_s": 8.1e12, "sm_clock_hz": 1.8e9},
         {"bench": "mbarrier_local", "arrive_wait_roundtrip_cycles": 40.0, "try_wait_completed_cycles": 8.5,
          "test_wait_completed_cycles": 7.0, "arrive_issue_cycles": 4.25, "arrive_dependent_cycles": 20.0},
-        {"bench": "smem_read_bw", "ctas": 1, "threads": 1024, "bytes_per_clock_per_sm": 127.0},
-        {"bench": "smem_read_bw", "ctas": 132, "threads": 1024, "bytes_per_clock_per_sm": 126.0},
+        {"bench": "smem_read_bw", "load_bytes": 16, "ctas": 1, "threads": 1024, "bytes_per_clock_per_sm": 127.0},
+        {"bench": "smem_read_bw", "load_bytes": 16, "ctas": 132, "threads": 1024, "bytes_per_clock_per_sm": 126.0},
+        {"bench": "smem_read_bw", "load_bytes": 4, "ctas": 132, "threads": 1024, "bytes_per_clock_per_sm": 120.0},
         {"bench": "smem_latency", "hops": 4096, "cycles": 30.0},
         {"bench": "l2_latency", "region_bytes": 1 << 20, "cycles": 250.0},
         {"bench": "l2_latency", "region_bytes": 4 << 20, "cycles": 270.0},
         {"bench": "l2_latency", "region_bytes": 32 << 20, "cycles": 400.0},
         {"bench": "l2_read_bw", "working_set_bytes": 16 << 20, "bytes_per_s": 9e12, "sm_clock_hz": 1.8e9,
          "bytes_per_clock": 5000.0},
-        {"bench": "l2_read_bw", "working_set_bytes": 32 << 20, "bytes_per_s": 9.9e12, "sm_clock_hz": 1.8e9,
-         "bytes_per_clock": 5500.0},   # over half of L2: ignored
+        {"bench": "l2_read_bw", "working_set_bytes": 64 << 20, "bytes_per_s": 9.9e12, "sm_clock_hz": 1.8e9,
+         "bytes_per_clock": 5500.0},   # larger than L2: ignored
         {"bench": "hbm_read_bw", "bytes": 2 << 30, "bytes_per_s": 3.0e12, "sm_clock_hz": 1.9e9},
         {"bench": "hbm_copy_bw", "bytes_moved": 2 << 30, "bytes_per_s": 2.9e12},
         {"bench": "hbm_latency", "region_bytes": 64 << 20, "cycles": 800.0},
@@ -63,7 +68,7 @@ def fake_doc(quick: bool = False) -> dict:
          "chain_cycles_per_wgmma": 130.0},
         {"bench": "wgmma_throughput", "dtype": "bf16", "n": 256, "k": 16, "warpgroups": 2,
          "flops_per_clock_per_sm": 4000.0, "tflops": 900.0},
-        {"bench": "burn", "median_kernel_clock_hz": 1.7e9},
+        {"bench": "burn", "median_kernel_clock_hz": 1.59e9, "launches": 100, "seconds": 15, "median_tflops": 850},
     ]
     samples = [{"clocks.sm": 1755.0, "clocks.max.sm": 1980.0, "power.draw": 690.0, "power.limit": 700.0,
                 "temperature.gpu": 60.0, "t": 1.0}]
@@ -137,20 +142,20 @@ def test_derive_updates_maps_each_benchmark_to_its_key():
     assert u["sync.mbarrier_arrive_cycles"].value == 4.25
     assert u["smem.read_bytes_per_clock_per_sm"].value == 126.0      # all SMs, not one
     assert u["smem.latency_cycles"].value == 30.0
-    assert u["l2.bandwidth_bytes_per_clock"].value == 5000.0         # working set <= L2/2 only
+    assert u["l2.bandwidth_bytes_per_clock"].value == 5000.0         # loads beat TMA's 4500; > L2 ignored
     assert u["l2.hit_latency_cycles"].value == 270.0                 # the 4 MiB region
     assert u["hbm.achievable_fraction"].value == pytest.approx(3.0 / 3.35)
     assert u["hbm.latency_cycles"].value == 800.0                    # TLB-warm region
-    assert u["clock.sustained_tensor_hz"].value == pytest.approx(1.755e9)
+    assert u["clock.sustained_tensor_hz"].value == pytest.approx(1.59e9)   # in-kernel, not nvidia-smi
+    assert "1755 MHz" in u["clock.sustained_tensor_hz"].detail
     assert u["tensor_core.mma_min_latency_cycles"].value == 19.0
 
 
 def test_derive_falls_back_and_skips_missing_benchmarks():
     doc = fake_doc()
-    doc["clocks"] = {"nvidia_smi": False, "samples": []}
-    doc["records"] = [r for r in doc["records"] if r["bench"] not in ("tma_issue", "hbm_read_bw")]
+    doc["records"] = [r for r in doc["records"] if r["bench"] not in ("tma_issue", "hbm_read_bw", "burn")]
     u = by_key(doc, datasheet=None)
-    assert u["clock.sustained_tensor_hz"].value == 1.7e9              # in-kernel clock of the burn
+    assert u["clock.sustained_tensor_hz"].value == pytest.approx(1.755e9)   # nvidia-smi when no burn record
     assert "tma.issue_cycles" not in u and "hbm.achievable_fraction" not in u
     # one box size only: no fit, the measured latency itself
     doc["records"] = [r for r in doc["records"] if not (r["bench"] == "tma_latency" and r["box_bytes"] != 8192)]
@@ -181,7 +186,7 @@ def test_apply_updates_changes_only_owned_lines_and_still_loads():
     new = apply_updates(text, ups)
     spec = parse_hardware(new, "updated.toml")
     assert spec.tma.latency_cycles == 500.0
-    assert spec.clock.sustained_tensor_hz == 1.755e9
+    assert spec.clock.sustained_tensor_hz == 1.59e9
     assert spec.sources["tma.issue_cycles"].startswith("our microbench mb_tma/tma_issue, NVIDIA H100 80GB HBM3, "
                                                        "2026-11-21, command: python3 -m x")
     old_lines, new_lines = text.splitlines(), new.splitlines()
@@ -294,3 +299,13 @@ def test_driver_imports_with_the_standard_library_only():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parents[1])
     assert proc.returncode == 0, proc.stderr[-400:]
+
+
+def test_l2_bandwidth_takes_tma_when_it_beats_loads():
+    doc = fake_doc()
+    for r in doc["records"]:
+        if r["bench"] == "tma_stream" and r["ctas"] == 132:
+            r["chip_bytes_per_s"] = 9.9e12     # 5500 B/clk at 1.8 GHz > 5000 from loads
+    u = by_key(doc)["l2.bandwidth_bytes_per_clock"]
+    assert u.value == pytest.approx(5500.0) and u.bench == "mb_tma/tma_stream"
+    assert "reaches 5000 B/clk" in u.detail

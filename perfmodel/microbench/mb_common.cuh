@@ -52,7 +52,7 @@ struct Rec {
   }
   Rec& num(const char* k, double v) {
     char b[64];
-    snprintf(b, sizeof b, "%.6g", v);
+    snprintf(b, sizeof b, "%.10g", v);
     s += std::string(", \"") + k + "\": " + b;
     return *this;
   }

@@ -9,8 +9,10 @@ static bool g_quick = false;
 
 // ---------------------------------------------------------------- shared memory
 constexpr int kSmemBwThreads = 1024;
-constexpr int kSmemBwBytes = 65536;
+constexpr int kSmemBwBytes = 128 * 1024;  // 8 loads of 1024 threads never share an address
 
+// Every thread loads W bytes (ld.shared.u32 / v2 / v4); a warp reads 32*W contiguous bytes: no conflicts.
+template <int W>
 __global__ void __launch_bounds__(kSmemBwThreads) smem_bw_kernel(int iters, uint32_t* sink,
                                                                  unsigned long long* cycles) {
   extern __shared__ __align__(16) uint4 sbuf[];
@@ -18,16 +20,21 @@ __global__ void __launch_bounds__(kSmemBwThreads) smem_bw_kernel(int iters, uint
     sbuf[i] = make_uint4(hash32(4 * i), hash32(4 * i + 1), hash32(4 * i + 2), hash32(4 * i + 3));
   __syncthreads();
   const uint32_t base = smem_u32(sbuf);
-  const uint32_t off = threadIdx.x * 16;
+  const uint32_t off = threadIdx.x * W;
   uint32_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
   long long c0 = clk();
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {  // a warp reads 512 contiguous bytes: conflict-free
-      uint32_t a = base + ((off + j * kSmemBwThreads * 16 + (uint32_t)it * 64u) & (kSmemBwBytes - 1));
-      uint32_t v0, v1, v2, v3;
-      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3) : "r"(a));
+    for (int j = 0; j < 8; ++j) {
+      const uint32_t a = base + ((off + (j * kSmemBwThreads + (it & 7) * 32) * W) & (kSmemBwBytes - 1));
+      uint32_t v0 = 0, v1 = 0, v2 = 0, v3 = 0;
+      if constexpr (W == 16) {
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3) : "r"(a));
+      } else if constexpr (W == 8) {
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v0), "=r"(v1) : "r"(a));
+      } else {
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v0) : "r"(a));
+      }
       x0 ^= v0; x1 += v1; x2 ^= v2; x3 += v3;
     }
   }
@@ -35,6 +42,24 @@ __global__ void __launch_bounds__(kSmemBwThreads) smem_bw_kernel(int iters, uint
   long long c1 = clk();
   if (threadIdx.x == 0) cycles[blockIdx.x] = (unsigned long long)(c1 - c0);
   if ((x0 ^ x1 ^ x2 ^ x3) == 0x9e3779b9u) sink[blockIdx.x] = x0;
+}
+
+template <int W>
+static void smem_bw_width(int sms, int iters, uint32_t* sink, unsigned long long* cyc) {
+  CK(cudaFuncSetAttribute(smem_bw_kernel<W>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBwBytes));
+  for (int grid : {1, sms}) {
+    std::vector<double> bpc;
+    for (int rep = 0; rep < 5; ++rep) {
+      smem_bw_kernel<W><<<grid, kSmemBwThreads, kSmemBwBytes>>>(iters, sink, cyc);
+      CK_LAUNCH();
+      std::vector<unsigned long long> h(grid);
+      CK(cudaMemcpy(h.data(), cyc, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      for (auto c : h) bpc.push_back((double)kSmemBwThreads * W * 8.0 * iters / (double)c);
+    }
+    Rec("smem_read_bw").num("load_bytes", W).num("ctas", grid).num("threads", kSmemBwThreads).num("iters", iters)
+        .num("bytes_per_clock_per_sm", median(bpc))
+        .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end())).emit();
+  }
 }
 
 __global__ void smem_latency_kernel(int hops, long long* cycles, uint32_t* sink) {
@@ -62,20 +87,9 @@ static void bench_smem() {
   unsigned long long* cyc;
   CK(cudaMalloc(&sink, sms * sizeof(uint32_t)));
   CK(cudaMalloc(&cyc, sms * sizeof(unsigned long long)));
-  CK(cudaFuncSetAttribute(smem_bw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBwBytes));
-  for (int grid : {1, sms}) {
-    std::vector<double> bpc;
-    for (int rep = 0; rep < 5; ++rep) {
-      smem_bw_kernel<<<grid, kSmemBwThreads, kSmemBwBytes>>>(iters, sink, cyc);
-      CK_LAUNCH();
-      std::vector<unsigned long long> h(grid);
-      CK(cudaMemcpy(h.data(), cyc, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-      for (auto c : h) bpc.push_back((double)kSmemBwThreads * 16.0 * 8.0 * iters / (double)c);
-    }
-    Rec("smem_read_bw").num("ctas", grid).num("threads", kSmemBwThreads).num("iters", iters)
-        .num("bytes_per_clock_per_sm", median(bpc))
-        .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end())).emit();
-  }
+  smem_bw_width<4>(sms, iters, sink, cyc);
+  smem_bw_width<8>(sms, iters, sink, cyc);
+  smem_bw_width<16>(sms, iters, sink, cyc);
   long long* lc;
   CK(cudaMalloc(&lc, sizeof(long long)));
   const int hops = 4096;

@@ -70,15 +70,32 @@ __device__ __forceinline__ void prefetch_map(const CUtensorMap* m) {
 }
 __device__ __forceinline__ uint32_t aligned_base(const void* raw) { return (smem_u32(raw) + 1023u) & ~1023u; }
 
-// Box b of a tensor tiled in nbx x nby boxes -> element coordinates.
-__device__ __forceinline__ void box_coords(uint32_t b, int nbx, int inner, int outer, int& c0, int& c1) {
-  c0 = (int)(b % nbx) * inner;
-  c1 = (int)(b / nbx) * outer;
-}
+// The issuing thread must not do integer division in its loop: on the uniform datapath a few
+// divisions cost ~500 cycles per iteration and throttle the TMA (seen in our first run). Box and
+// tile counts are powers of two, so indices wrap with masks and split with shifts.
+struct BoxWalk {
+  uint32_t b, step, mask, nbx_mask, nbx_log2;
+  __device__ __forceinline__ void coords(int inner, int outer, int& c0, int& c1) const {
+    c0 = (int)(b & nbx_mask) * inner;
+    c1 = (int)(b >> nbx_log2) * outer;
+  }
+  __device__ __forceinline__ void next() { b = (b + step) & mask; }
+};
+
+// Stage index and the parity of the round that last used it, advanced without division.
+struct Ring {
+  int s = 0, stages;
+  uint32_t parity = 0;
+  bool wrapped = false;  // a full round has been issued: waits are needed from now on
+  __device__ explicit Ring(int n) : stages(n) {}
+  __device__ __forceinline__ void next() {
+    if (++s == stages) { s = 0; if (wrapped) parity ^= 1; wrapped = true; }
+  }
+};
 
 // One box at a time: out[i] = cycles from issue to the mbarrier wait returning.
 // mode 0: the same box every time (L2 hit after a warm-up); mode 1: a new box each time, walking
-// down the rows two boxes apart in the inner dimension so 256 B L2 promotion never prefetches one.
+// down the rows at column 0 (256 B L2 promotion of a 128 B row never reaches another box).
 __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int iters, int box_bytes, int inner,
                                    int outer, int nby, int mode, long long* out) {
   extern __shared__ uint8_t raw[];
@@ -95,8 +112,7 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
     ph ^= 1;
   }
   for (int i = 0; i < iters; ++i) {
-    int c0 = 0, c1 = 0;
-    if (mode == 1) { c1 = (i % nby) * outer; c0 = (i / nby) * 2 * inner; }
+    const int c0 = 0, c1 = mode == 1 ? i * outer : 0;  // a new row block each time (iters <= nby)
     long long t0 = clk();
     mbar_arrive_expect_tx(bar, box_bytes);
     tma_load(dst, &m, c0, c1, bar);
@@ -108,9 +124,9 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
 }
 
 // Ring of `stages` boxes fed by one thread. mode 0: boxes of a small (L2-resident) tensor;
-// mode 1: every box of a large tensor read once across the grid (HBM stream).
+// mode 1: every box of a large tensor read once across the grid (HBM stream). nb = boxes (2^k).
 __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
-                                  int inner, int outer, int nbx, int nby, int mode, ClockProbe* probe,
+                                  int inner, int outer, int nbx_log2, int nb, int mode, ClockProbe* probe,
                                   unsigned long long* cycles) {
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
@@ -120,20 +136,20 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
   prefetch_map(&m);
   const bool lead = blockIdx.x == 0;
   if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
-  const uint32_t nb = (uint32_t)nbx * nby;
+  BoxWalk w{mode == 0 ? blockIdx.x * 13u : blockIdx.x, mode == 0 ? 7u : gridDim.x, (uint32_t)nb - 1,
+            (1u << nbx_log2) - 1, (uint32_t)nbx_log2};
+  w.b &= w.mask;
+  Ring r(stages);
   long long t0 = clk();
-  for (int it = 0; it < iters; ++it) {
-    const int s = it % stages;
-    const uint32_t bar = bars + 8 * s;
-    if (it >= stages) mbar_wait(bar, ((it / stages) - 1) & 1);
+  for (int it = 0; it < iters; ++it, r.next(), w.next()) {
+    const uint32_t bar = bars + 8 * r.s;
+    if (r.wrapped) mbar_wait(bar, r.parity);
     mbar_arrive_expect_tx(bar, box_bytes);
-    uint32_t b = mode == 0 ? (uint32_t)(it * 7 + blockIdx.x * 13) % nb : (uint32_t)(it * gridDim.x + blockIdx.x) % nb;
     int c0, c1;
-    box_coords(b, nbx, inner, outer, c0, c1);
-    tma_load(base + s * box_bytes, &m, c0, c1, bar);
+    w.coords(inner, outer, c0, c1);
+    tma_load(base + r.s * box_bytes, &m, c0, c1, bar);
   }
-  for (int it = iters > stages ? iters - stages : 0; it < iters; ++it)
-    mbar_wait(bars + 8 * (it % stages), (it / stages) & 1);
+  for (int k = 0; k < stages; ++k, r.next()) mbar_wait(bars + 8 * r.s, r.parity);  // drain (iters >= stages)
   long long t1 = clk();
   cycles[blockIdx.x] = t1 - t0;
   if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
@@ -184,7 +200,7 @@ __global__ void __cluster_dims__(2, 1, 1) tma_cluster_issue_kernel(const __grid_
 // CTAs arrive on (as a real multicast pipeline must), in both modes so they compare fairly.
 __global__ void __cluster_dims__(2, 1, 1) tma_mc_stream_kernel(const __grid_constant__ CUtensorMap m, int stages,
                                                                int box_bytes, int iters, int inner, int outer,
-                                                               int nbx, int nby, int mode, int mc,
+                                                               int nbx_log2, int ntiles, int mode, int mc,
                                                                unsigned long long* cycles) {
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), full = base + stages * 2 * box_bytes, empty = full + 8 * stages;
@@ -195,16 +211,22 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_stream_kernel(const __grid_cons
     prefetch_map(&m);
   }
   cluster_sync();
-  const uint32_t cid = blockIdx.x / 2, ncl = gridDim.x / 2, ntiles = (uint32_t)nbx * (nby / 2);
+  const uint32_t cid = blockIdx.x / 2, ncl = gridDim.x / 2;
   long long t0 = clk();
   if (threadIdx.x == 0) {
+    BoxWalk w{mode == 0 ? cid * 13u : cid, mode == 0 ? 7u : ncl, (uint32_t)ntiles - 1, (1u << nbx_log2) - 1,
+              (uint32_t)nbx_log2};
+    w.b &= w.mask;
+    Ring prod(stages);
+    int cs = 0;          // consumer: stage and the parity of its current round (round r: r & 1)
+    uint32_t cpar = 0;
     for (int it = 0; it < iters + stages - 1; ++it) {
       if (it < iters) {
-        const int s = it % stages, r = it / stages;
-        if (r > 0) mbar_wait(empty + 8 * s, (r - 1) & 1);
+        const int s = prod.s;
+        if (prod.wrapped) mbar_wait(empty + 8 * s, prod.parity);
         mbar_arrive_expect_tx(full + 8 * s, 2 * box_bytes);
-        uint32_t t = mode == 0 ? (uint32_t)(it * 7 + cid * 13) % ntiles : (uint32_t)(it * ncl + cid) % ntiles;
-        int c0 = (int)(t % nbx) * inner, c1 = (int)(t / nbx) * 2 * outer;
+        int c0, c1;
+        w.coords(inner, 2 * outer, c0, c1);  // a tile is two boxes stacked in the outer dimension
         const uint32_t dst = base + s * 2 * box_bytes;
         if (mc) {
           tma_load_mc(dst + rank * box_bytes, &m, c0, c1 + (int)rank * outer, full + 8 * s, (uint16_t)3);
@@ -212,13 +234,14 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_stream_kernel(const __grid_cons
           tma_load(dst, &m, c0, c1, full + 8 * s);
           tma_load(dst + box_bytes, &m, c0, c1 + outer, full + 8 * s);
         }
+        prod.next();
+        w.next();
       }
-      const int j = it - (stages - 1);  // consume stage j: wait full, release to both CTAs
-      if (j >= 0) {
-        const int s = j % stages;
-        mbar_wait(full + 8 * s, (j / stages) & 1);
-        mbar_arrive_cluster(empty + 8 * s, 0);
-        mbar_arrive_cluster(empty + 8 * s, 1);
+      if (it >= stages - 1) {  // consume the stage issued stages-1 iterations ago; release it in both CTAs
+        mbar_wait(full + 8 * cs, cpar);
+        mbar_arrive_cluster(empty + 8 * cs, 0);
+        mbar_arrive_cluster(empty + 8 * cs, 1);
+        if (++cs == stages) { cs = 0; cpar ^= 1; }
       }
     }
     cycles[blockIdx.x] = clk() - t0;
@@ -243,6 +266,13 @@ struct Ctx {
 
 static int smem_request(int bytes) { return std::max(bytes + 2048, 120 * 1024); }  // 1 CTA per SM
 
+static int log2_exact(uint64_t x, const char* what) {
+  if (x == 0 || (x & (x - 1))) die("%s = %llu is not a power of two", what, (unsigned long long)x);
+  int k = 0;
+  while ((1ull << k) < x) ++k;
+  return k;
+}
+
 static void set_smem(const void* f, int bytes) {
   CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
@@ -260,6 +290,7 @@ static void bench_latency(Ctx& c) {
       const Tensor2D& t = mode == 0 ? c.small : c.big;
       CUtensorMap m = make_map(t, inner, bx.outer, bx.swz);
       const int nby = (int)(t.rows / bx.outer);
+      if (mode == 1 && iters > nby) die("tma latency: %d iterations exceed %d row blocks", iters, nby);
       set_smem((const void*)tma_latency_kernel, smem_request(bytes));
       if (mode == 1) c.flush();
       tma_latency_kernel<<<1, 32, smem_request(bytes)>>>(m, iters, bytes, inner, bx.outer, nby, mode, d);
@@ -275,24 +306,33 @@ static void bench_latency(Ctx& c) {
   CK(cudaFree(d));
 }
 
+// Issue cost by box size: a 256 B box shows the instruction's own cost, larger ones where the
+// TMA unit's data rate starts to hold the issuing thread back.
 static void bench_issue(Ctx& c) {
   const int reps = g_quick ? 8 : 64;
   double* d;
   CK(cudaMalloc(&d, reps * 5 * sizeof(double)));
-  CUtensorMap m = make_map(c.small, 64, 64, 128);
-  for (int burst : {1, 4, 16}) {
-    const int bytes = 8192 * burst;
-    set_smem((const void*)tma_cluster_issue_kernel, smem_request(bytes));
-    tma_cluster_issue_kernel<<<2, 32, smem_request(bytes)>>>(m, burst, reps, 8192, d);
-    CK_LAUNCH();
-    std::vector<double> h(reps * 5), k[5];
-    CK(cudaMemcpy(h.data(), d, h.size() * sizeof(double), cudaMemcpyDeviceToHost));
-    for (int r = 0; r < reps; ++r)
-      for (int j = 0; j < 5; ++j) k[j].push_back(h[r * 5 + j]);
-    Rec("tma_issue").num("burst", burst).num("box_bytes", 8192).num("swizzle", 128)
-        .num("plain_issue_cycles", median(k[0])).num("multicast_issue_cycles", median(k[1]))
-        .num("plain_latency_cycles", median(k[2])).num("multicast_latency_cycles", median(k[3]))
-        .num("multicast_both_latency_cycles", median(k[4])).emit();
+  struct Box { int swz; uint32_t inner, outer; };
+  const Box boxes[] = {{32, 16, 8}, {32, 16, 64}, {128, 64, 64}, {128, 64, 256}};
+  for (const Box& bx : boxes) {
+    const int box_bytes = (int)(bx.inner * bx.outer * 2);
+    CUtensorMap m = make_map(c.small, bx.inner, bx.outer, bx.swz);
+    for (int burst : {1, 4, 16}) {
+      const int bytes = box_bytes * burst;
+      if (bytes > 128 * 1024) continue;
+      set_smem((const void*)tma_cluster_issue_kernel, smem_request(bytes));
+      tma_cluster_issue_kernel<<<2, 32, smem_request(bytes)>>>(m, burst, reps, box_bytes, d);
+      CK_LAUNCH();
+      std::vector<double> h(reps * 5), k[5];
+      CK(cudaMemcpy(h.data(), d, h.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      for (int r = 0; r < reps; ++r)
+        for (int j = 0; j < 5; ++j) k[j].push_back(h[r * 5 + j]);
+      Rec("tma_issue").num("burst", burst).num("box_bytes", box_bytes).num("box_inner", bx.inner)
+          .num("box_outer", bx.outer).num("swizzle", bx.swz)
+          .num("plain_issue_cycles", median(k[0])).num("multicast_issue_cycles", median(k[1]))
+          .num("plain_latency_cycles", median(k[2])).num("multicast_latency_cycles", median(k[3]))
+          .num("multicast_both_latency_cycles", median(k[4])).emit();
+    }
   }
   CK(cudaFree(d));
 }
@@ -308,7 +348,8 @@ static void bench_stream(Ctx& c) {
         if (mode == 1 && swz != 128) continue;  // HBM streaming: one swizzle is enough
         const Tensor2D& t = mode == 0 ? c.small : c.big;
         CUtensorMap m = make_map(t, inner, outer, swz);
-        const int nbx = (int)(t.cols / inner), nby = (int)(t.rows / outer);
+        const int nbx_log2 = log2_exact(t.cols / inner, "boxes per row");
+        const int nb = 1 << (nbx_log2 + log2_exact(t.rows / outer, "box rows"));
         const size_t total = mode == 0 ? ((size_t)(g_quick ? 4 : 32) << 20) : ((size_t)1 << 30) / c.sms;
         const int iters = (int)(total / bytes);
         const int smem = smem_request(stages * bytes + 8 * stages);
@@ -316,7 +357,8 @@ static void bench_stream(Ctx& c) {
         for (int grid : {1, c.sms}) {
           if (mode == 1 && grid == 1) continue;
           double ms = time_ms(g_quick ? 2 : 5, [&] {
-            tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx, nby, mode, c.probe, c.cycles);
+            tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, mode, c.probe,
+                                                  c.cycles);
           });
           std::vector<unsigned long long> cyc(grid);
           CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
@@ -336,6 +378,30 @@ static void bench_stream(Ctx& c) {
   }
 }
 
+// Bytes in flight: one CTA, 8 KB boxes (128B swizzle) from L2, ring depth 1..16.
+static void bench_depth(Ctx& c) {
+  const uint32_t inner = 64, outer = 64;
+  const int bytes = (int)(inner * outer * 2);
+  CUtensorMap m = make_map(c.small, inner, outer, 128);
+  const int nbx_log2 = log2_exact(c.small.cols / inner, "boxes per row");
+  const int nb = 1 << (nbx_log2 + log2_exact(c.small.rows / outer, "box rows"));
+  const int iters = (int)(((size_t)(g_quick ? 4 : 16) << 20) / bytes);
+  for (int stages : {1, 2, 4, 8, 16}) {
+    const int smem = smem_request(stages * bytes + 8 * stages);
+    set_smem((const void*)tma_stream_kernel, smem);
+    std::vector<double> bpc;
+    for (int rep = 0; rep < 5; ++rep) {
+      tma_stream_kernel<<<1, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, 0, c.probe, c.cycles);
+      CK_LAUNCH();
+      unsigned long long cyc;
+      CK(cudaMemcpy(&cyc, c.cycles, sizeof cyc, cudaMemcpyDeviceToHost));
+      bpc.push_back((double)iters * bytes / (double)cyc);
+    }
+    Rec("tma_depth").num("stages", stages).num("box_bytes", bytes).num("bytes_in_flight", stages * bytes)
+        .num("iters", iters).num("bytes_per_clock_per_sm", median(bpc)).emit();
+  }
+}
+
 static void bench_multicast(Ctx& c) {
   const uint32_t inner = 64, outer = 64;
   const int box = (int)(inner * outer * 2), stages = 6;
@@ -345,14 +411,16 @@ static void bench_multicast(Ctx& c) {
   for (int mode = 0; mode < 2; ++mode) {
     const Tensor2D& t = mode == 0 ? c.small : c.big;
     CUtensorMap m = make_map(t, inner, outer, 128);
-    const int nbx = (int)(t.cols / inner), nby = (int)(t.rows / outer);
+    const int nbx_log2 = log2_exact(t.cols / inner, "boxes per row");
+    const int ntiles = 1 << (nbx_log2 + log2_exact(t.rows / (2 * outer), "tile rows"));
     for (int grid : {2, grid_all}) {
       if (mode == 1 && grid == 2) continue;
       const size_t total = mode == 0 ? ((size_t)(g_quick ? 4 : 32) << 20) : ((size_t)1 << 30) / (grid / 2);
       const int iters = (int)(total / (2 * box));
       for (int mc = 0; mc < 2; ++mc) {
         double ms = time_ms(g_quick ? 2 : 5, [&] {
-          tma_mc_stream_kernel<<<grid, 32, smem>>>(m, stages, box, iters, inner, outer, nbx, nby, mode, mc, c.cycles);
+          tma_mc_stream_kernel<<<grid, 32, smem>>>(m, stages, box, iters, inner, outer, nbx_log2, ntiles, mode, mc,
+                                                   c.cycles);
         });
         std::vector<unsigned long long> cyc(grid);
         CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
@@ -391,6 +459,7 @@ int main(int argc, char** argv) {
   bench_latency(c);
   bench_issue(c);
   bench_stream(c);
+  bench_depth(c);
   bench_multicast(c);
   return 0;
 }
