@@ -41,12 +41,20 @@ class Ctx:
 RuleFn = Callable[[Ctx], Iterator[str]]
 
 
+KERNEL_RULE_PREFIX = "kernel-"
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
     section: str
     summary: str
     fn: RuleFn
+
+    @property
+    def kernel_only(self) -> bool:
+        """Rules named ``kernel-*`` restrict the project's own validation kernel, not the hardware."""
+        return self.id.startswith(KERNEL_RULE_PREFIX)
 
 
 RULES: list[Rule] = []
@@ -62,17 +70,24 @@ def rule(rule_id: str, section: str, summary: str):
     return wrap
 
 
-def check(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> list[Violation]:
+def check(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *,
+          kernel_rules: bool = True) -> list[Violation]:
+    """Every violation of the PTX rules and, unless ``kernel_rules=False``, of our own kernel's
+    restrictions (``kernel-*``: what perfmodel/kernels/gemm_sm90.cu can build; validation needs them,
+    predictions and the search do not)."""
     ctx = Ctx(problem, cfg, hw)
     out: list[Violation] = []
     for r in RULES:
+        if r.kernel_only and not kernel_rules:
+            continue
         for reason in r.fn(ctx):
             out.append(Violation(r.id, reason, r.section))
     return out
 
 
-def is_legal(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> bool:
-    return not check(problem, cfg, hw)
+def is_legal(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, kernel_rules: bool = False) -> bool:
+    """Legal by the PTX ISA (and, with ``kernel_rules=True``, buildable by our sm_90a kernel)."""
+    return not check(problem, cfg, hw, kernel_rules=kernel_rules)
 
 
 # Rules live in perfmodel/rules/*.py, grouped by subject; importing them registers them.

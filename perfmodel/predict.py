@@ -29,9 +29,6 @@ class Bottleneck(enum.Enum):
     WAVE_TAIL = "wave_tail"
 
 
-# Rules named "kernel-*" restrict the project's own validation kernels, not the hardware: a prediction
-# is about what the PTX allows, so predict() ignores them (validate enforces them).
-KERNEL_RULE_PREFIX = "kernel-"
 UNITS = ("tensor_core", "tma", "smem", "l2", "hbm", "epilogue")
 STALLS = ("full_barrier", "empty_barrier", "epilogue")
 
@@ -86,7 +83,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
             record_timeline: bool = False, full: bool = False) -> Prediction:
     """Predict one configuration. Raises IllegalConfigError when ``check`` finds PTX violations.
     ``full=True`` simulates every k-iteration and every tile of the busiest SM (tests only)."""
-    violations = [v for v in check(problem, cfg, hw) if not v.rule.startswith(KERNEL_RULE_PREFIX)]
+    violations = check(problem, cfg, hw, kernel_rules=False)   # a prediction is about what the PTX allows
     if violations:
         raise IllegalConfigError(violations)
     clock = float(clock_hz or hw.clock.sustained_tensor_hz)

@@ -27,7 +27,6 @@ from .config import KernelConfig, derive, mma_k_for
 from .errors import PerfmodelError
 from .hardware import Arch, HardwareSpec, config_dir
 from .legality import check
-from .predict import KERNEL_RULE_PREFIX
 from .problem import GemmProblem
 
 
@@ -167,8 +166,7 @@ class SearchSpace:
 def violations(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, kernel_rules: bool = False):
     """The legality violations that bound the search: the PTX rules, and our kernel's own
     (``kernel-*``) only when asked; predict() ignores the kernel's rules the same way."""
-    found = check(problem, cfg, hw)
-    return found if kernel_rules else [v for v in found if not v.rule.startswith(KERNEL_RULE_PREFIX)]
+    return check(problem, cfg, hw, kernel_rules=kernel_rules)
 
 
 def _suggest(trial: optuna.Trial, name: str, dist: optuna.distributions.BaseDistribution) -> Value:

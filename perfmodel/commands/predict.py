@@ -5,7 +5,7 @@ import json
 import math
 
 from ..legality import check
-from ..predict import KERNEL_RULE_PREFIX, Prediction, predict
+from ..predict import Prediction, predict
 from .common import add_knob_arguments, add_problem_arguments, resolve
 
 NAME = "predict"
@@ -22,7 +22,7 @@ def add_arguments(p):
 
 def run(args) -> int:
     r = resolve(args)
-    violations = [v for v in check(r.problem, r.config, r.hw) if not v.rule.startswith(KERNEL_RULE_PREFIX)]
+    violations = check(r.problem, r.config, r.hw, kernel_rules=False)
     if violations:
         if args.json:
             print(json.dumps({"config": r.config.name, "legal": False, "violations": [
