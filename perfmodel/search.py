@@ -131,6 +131,12 @@ class _Names:
         return trial.user_attrs.get("config_name") or self.of_params(trial.params)
 
 
+def _holds(t: optuna.trial.FrozenTrial) -> bool:
+    """Whether a trial keeps its configuration from being tried again: any live or finished trial,
+    and a FAIL whose objective raised (the model is deterministic: it would raise again)."""
+    return t.state is not TrialState.FAIL or "error" in t.user_attrs
+
+
 def _conflict(study: optuna.Study, trial_id: int, name: str, names: _Names) -> int | None:
     """Another RUNNING or COMPLETE trial with this configuration (its number), else None.
 
@@ -138,7 +144,9 @@ def _conflict(study: optuna.Study, trial_id: int, name: str, names: _Names) -> i
     one of them reads after the other's params are all written, so at least one sees the other and
     stands down: never two COMPLETE. Both may stand down; the configuration then stays free. A trial
     whose params are still being written is skipped: it will read after ours and see us."""
-    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE)):
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAIL)):
+        if t.state is TrialState.FAIL and "error" not in t.user_attrs:
+            continue   # a duplicate or a dead worker's trial frees its configuration; an objective error does not
         if t._trial_id != trial_id and len(t.params) == names.n_params and names.of(t) == name:
             return t.number
     return None
@@ -160,7 +168,7 @@ class _Run:
     def taken(self) -> set[str]:
         """Configurations held by a live or finished trial of the study (a read of the storage)."""
         return {self.names.of(t) for t in self.study.get_trials(deepcopy=False)
-                if t.state is not TrialState.FAIL and len(t.params) == self.names.n_params}
+                if _holds(t) and len(t.params) == self.names.n_params}
 
     def verdict(self, params: dict, taken: set[str]) -> str | None:
         """None for a legal configuration no trial holds, else 'illegal' or 'duplicate'."""
@@ -258,8 +266,7 @@ def _complete_count(study: optuna.Study) -> int:
 
 def _grid_next(run: _Run, order: list[dict], start: int) -> tuple[dict | None, int]:
     """The first configuration of ``order`` (from ``start``) that no live or finished trial holds."""
-    taken = {run.names.of(t) for t in run.study.get_trials(deepcopy=False)
-             if t.state is not TrialState.FAIL and len(t.params) == run.names.n_params}
+    taken = run.taken()
     for i in range(start, len(order)):
         if run.names.of_params(order[i]) not in taken:
             return order[i], i
