@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import statistics
@@ -165,12 +164,20 @@ def measured_gpu(doc: dict) -> str:
         (r.get("name") for r in doc["records"] if r["bench"] == "device"), "GPU")
 
 
-def toml_updates(doc: dict, updates: list[Update]) -> dict[str, tuple[float, str]]:
+def toml_updates(doc: dict, updates: list[Update], results: str | None = None) -> dict[str, tuple[float, str]]:
     prov = doc["provenance"]
     gpu = measured_gpu(doc)
+    where = f", data {results}" if results else ""
     return {u.key: (rounded(u.key, u.value),
-                    f"our microbench {u.bench}, {gpu}, {prov['date']}, command: {prov['command']}; {u.detail}")
+                    f"our microbench {u.bench}, {gpu}, {prov['date']}, command: {prov['command']}{where}; {u.detail}")
             for u in updates}
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def run(args, command: str) -> int:
@@ -198,7 +205,7 @@ def run(args, command: str) -> int:
                   f"skipped {', '.join(u.key for u in skipped)}")
         if not write:
             raise MicrobenchError("the results hold no measurement that maps to a hardware key")
-        apply_to_file(toml_path, toml_updates(doc, write))
+        apply_to_file(toml_path, toml_updates(doc, write, _relative(path)))
         print(f"updated {len(write)} keys in {toml_path}")
     return 0
 
