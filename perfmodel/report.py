@@ -113,4 +113,25 @@ def compare(paths: Iterable[str | os.PathLike], gpu: str | None = None, *, clock
     return add_predictions(frame, hw, clock=clock), hw
 
 
-__all__ = ["Accuracy", "accuracy", "add_predictions", "compare", "measured_frame", "per_shape"]
+__all__ = ["Accuracy", "accuracy", "add_predictions", "compare", "measured_frame", "per_shape", "plot_pred_vs_measured"]
+
+
+def plot_pred_vs_measured(df: pd.DataFrame, path: str | os.PathLike, *, title: str = "") -> None:
+    """Scatter of predicted versus measured TFLOP/s (one colour per dtype, the y = x line, +-10% band)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = df.dropna(subset=["pred_tflops"])
+    fig, ax = plt.subplots(figsize=(6, 6))
+    for dtype, g in ok.groupby("dtype"):
+        ax.scatter(g["meas_tflops"], g["pred_tflops"], s=12, alpha=0.7, label=dtype)
+    hi = float(max(ok["meas_tflops"].max(), ok["pred_tflops"].max())) * 1.05
+    ax.plot([0, hi], [0, hi], "k-", lw=1, label="y = x")
+    ax.fill_between([0, hi], [0, 0.9 * hi], [0, 1.1 * hi], color="grey", alpha=0.15, label="+-10%")
+    ax.set(xlim=(0, hi), ylim=(0, hi), xlabel="measured TFLOP/s", ylabel="predicted TFLOP/s",
+           title=title or "perfmodel: predicted vs measured")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

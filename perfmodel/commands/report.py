@@ -16,11 +16,12 @@ def add_arguments(p):
     p.add_argument("--clock", choices=["spec", "measured"], default="spec",
                    help="predict at the spec's sustained clock (default) or at each run's measured SM clock")
     p.add_argument("--csv", help="write the joined per-point table here")
+    p.add_argument("--plot", metavar="FILE.png", help="write a predicted-vs-measured scatter plot here")
     p.add_argument("--json", action="store_true", help="machine-readable summary")
 
 
 def run(args) -> int:
-    from ..report import accuracy, compare, per_shape   # pandas/simpy only when this command runs
+    from ..report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here
     paths = args.datasets or sorted(glob.glob("data/measurements/*dataset*.jsonl"))
     if not paths:
         raise PerfmodelError("no dataset given and none under data/measurements/*dataset*.jsonl")
@@ -29,6 +30,8 @@ def run(args) -> int:
     shapes = per_shape(df)
     if args.csv:
         df.to_csv(args.csv, index=False)
+    if args.plot:
+        plot_pred_vs_measured(df, args.plot, title=f"{hw.name}: predicted vs measured ({len(df)} points)")
     if args.json:
         print(json.dumps({"gpu": hw.name, "datasets": paths, "clock": args.clock, **acc.__dict__,
                           "per_shape": shapes.to_dict(orient="records")}, indent=2, default=str))
