@@ -19,6 +19,7 @@ from .hardware import HardwareSpec, load_hardware
 from .measure import CUBLAS, read_dataset
 from .predict import predict
 from .problem import make_problem
+from .stats import spearman
 
 
 def measured_frame(paths: Iterable[str | os.PathLike]) -> tuple[pd.DataFrame, str]:
@@ -87,7 +88,7 @@ def per_shape(df: pd.DataFrame, k: int = 8, within: float = 0.02) -> pd.DataFram
     for (shape, dtype), g in df.dropna(subset=["pred_tflops"]).groupby(["shape", "dtype"]):
         best = g["meas_tflops"].max()
         top = g.nlargest(k, "pred_tflops")["meas_tflops"].max()
-        rho = g["pred_tflops"].corr(g["meas_tflops"], method="spearman") if len(g) >= 3 else float("nan")
+        rho = spearman(g["pred_tflops"], g["meas_tflops"]) if len(g) >= 3 else float("nan")
         ape = (g["rel_err"].abs())
         rows.append({"shape": shape, "dtype": dtype, "n": len(g), "mape": ape.mean(), "bias": g["rel_err"].mean(),
                      "spearman": rho, "meas_best": best, "pred_best": g["pred_tflops"].max(),

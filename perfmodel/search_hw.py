@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 import optuna
-import pandas as pd
 from optuna.trial import TrialState
 
 from .config import KernelConfig
 from .errors import PerfmodelError
 from .legality import check
+from .stats import spearman
 from .problem import GemmProblem
 from .search import TuneResult
 from .studies import default_study_name, open_study
@@ -123,8 +123,8 @@ def ranking_agreement(pred: Sequence[float], meas: Sequence[float]) -> float | N
     """Spearman's rho between predicted and measured TFLOP/s (None with fewer than 3 points)."""
     if len(pred) < 3:
         return None
-    rho = pd.Series(list(pred)).corr(pd.Series(list(meas)), method="spearman")
-    return None if pd.isna(rho) else round(float(rho), 3)
+    rho = spearman(pred, meas)
+    return None if rho != rho else round(rho, 3)
 
 
 def _report(result: TuneResult, hw_study: optuna.Study, rows: list[dict], k: int, skipped: int) -> dict:
