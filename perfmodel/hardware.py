@@ -50,6 +50,11 @@ class ClockSection:
     boost_hz: float = _f(1e8, 5e9)
     tensor_peak_hz: float = _f(1e8, 5e9)          # the clock the datasheet peak is quoted at
     sustained_tensor_hz: float = _f(1e8, 5e9)      # observed under sustained tensor load (power cap)
+    # power-limited clock (perfmodel/sim/power.py): P ~ f^power_exponent x activity, capped at TDP
+    power_exponent: float = _f(1, 6)               # dynamic power ~ f^gamma along the DVFS curve
+    tensor_power_fraction: float = _f(0, 1)        # share of the capped power that follows tensor activity
+    f8_tensor_power_ratio: float = _f(0.5, 3)      # tensor power per busy cycle, 8-bit kinds / f16
+    l2_power_fraction: float = _f(0, 2)            # power of a saturated L2->SM path, share of the cap
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -86,10 +86,12 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
     violations = check(problem, cfg, hw, kernel_rules=False)   # a prediction is about what the PTX allows
     if violations:
         raise IllegalConfigError(violations)
-    clock = float(clock_hz or hw.clock.sustained_tensor_hz)
-    base = analytic_estimate(problem, cfg, hw, clock)
     from .sim.model import run_model   # local import keeps `import perfmodel` light
+    clock = float(clock_hz or hw.clock.sustained_tensor_hz)
     res = run_model(problem, cfg, hw, clock, record_timeline=record_timeline, full=full)
+    if clock_hz is None and not res.deadlock:
+        clock, res = _power_limited(problem, cfg, hw, clock, res, record_timeline, full)
+    base = analytic_estimate(problem, cfg, hw, clock)
     if res.deadlock:
         cycles, time_s = 0, math.inf
     else:
@@ -102,6 +104,25 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
                       stall_cycles=MappingProxyType({k: int(round(v)) for k, v in res.stall_cycles.items()}),
                       analytic=base, deadlock=res.deadlock, reason=res.reason,
                       details=MappingProxyType(dict(res.details)), timeline=res.timeline)
+
+
+HBM_RERUN_UTILIZATION = 0.02   # below this HBM share the cycles do not depend on the clock
+
+
+def _power_limited(problem, cfg, hw, clock, res, record_timeline, full):
+    """The clock this kernel's activity settles at under the board power cap (sim/power.py). Cycles
+    only depend on the clock through HBM bytes per cycle: the window is simulated again at the new
+    clock when HBM carries a share of the time."""
+    from .sim.model import run_model
+    from .sim.power import Activity, power_limited_clock_hz
+    act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0))
+    f = power_limited_clock_hz(act, problem, hw)
+    if abs(f / clock - 1.0) < 1e-4:
+        return clock, res
+    if res.utilization.get("hbm", 0.0) > HBM_RERUN_UTILIZATION:
+        res = run_model(problem, cfg, hw, f, record_timeline=record_timeline, full=full)
+    res.details["power_limited_clock_hz"] = f
+    return f, res
 
 
 def prediction_row(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, p: Prediction | None,

@@ -187,6 +187,7 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     stalls = {"full_barrier": vals["full_barrier"], "empty_barrier": vals["empty_barrier"],
               "epilogue": vals["epilogue_stall"]}
     details.update({"sim_tiles": n_sim, "sim_k_iters": k_sim, "sim_events": tr.events, "tail_cycles": tail[0]})
+    details.update(chip_activity(p, sched, total))
     timeline = None
     if record_timeline:
         from ..timeline import Timeline
@@ -194,6 +195,17 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     return ModelResult(cycles=total, bottleneck=_classify(util, stalls, total, sched.wave_efficiency, False),
                        utilization=util, stall_cycles=stalls, deadlock=False, reason="", details=details,
                        timeline=timeline)
+
+
+def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
+    """Chip-wide activity over the whole kernel (for the power-limited clock): tensor math-busy cycles
+    of every CTA over (cycles x SMs), and L2->SM bytes over (cycles x L2 bandwidth)."""
+    ctas_k = sched.n_tiles * sched.cluster_size * p.k_iters
+    math = ctas_k * p.issuers * p.instr_per_stage * p.instr_math_cycles
+    l2_bytes = ctas_k * p.l2_bytes_per_stage
+    sms = max(sched.sm_count, sched.active_sms, 1)
+    return {"tensor_activity": min(math / (total_cycles * sms), 1.0),
+            "l2_activity": min(l2_bytes / (total_cycles * p.l2_bytes_per_clock * sched.active_sms), 1.0)}
 
 
 def _one_tile(p: SimParams, k_sim: int) -> list[float]:

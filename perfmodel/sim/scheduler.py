@@ -27,6 +27,8 @@ class Schedule:
     tiles_per_cta: int      # tiles the busiest CTA processes (persistent) or 1 (non-persistent)
     active_sms: int         # SMs working in a full wave
     persistent: bool
+    sm_count: int = 0       # SMs of the GPU (chip-wide activity for the power-limited clock)
+    cluster_size: int = 1   # CTAs per cluster tile
 
     @property
     def wave_efficiency(self) -> float:
@@ -41,7 +43,8 @@ def make_schedule(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> 
     waves = math.ceil(n / slots)
     return Schedule(tiles_m=tm, tiles_n=tn, batch=problem.batch, n_tiles=n, slots=slots, waves=waves,
                     tiles_per_cta=waves if cfg.persistent else 1,
-                    active_sms=min(n, slots) * cfg.cluster_size, persistent=cfg.persistent)
+                    active_sms=min(n, slots) * cfg.cluster_size, persistent=cfg.persistent,
+                    sm_count=hw.sm_count, cluster_size=cfg.cluster_size)
 
 
 def tile_coords(t: int, tiles_m: int, tiles_n: int, raster: Raster, group: int) -> tuple[int, int, int]:

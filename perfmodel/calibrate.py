@@ -1,0 +1,200 @@
+"""Fit a small set of named physical parameters of a HardwareSpec to a measured dataset.
+
+The design rule (design.md, "Honest parameters"): calibration fits a few NAMED parameters of the
+hardware file, on a CALIBRATION split of the dataset's shapes, and accuracy is reported on shapes the
+fit never saw. No per-configuration factor exists anywhere and the predictor never looks a measurement
+up: a fitted value is just another hardware value, written to the TOML with its provenance.
+
+- Split (fixed, by shape; both dtypes of a shape fall on the same side): ``CALIBRATION_SHAPES`` holds one
+  shape of each kind the dataset has (large square, small square, short-K wide, skinny-M, K-heavy with
+  fewer tiles than SMs); ``HELD_OUT`` is the rest (medium square, rectangular deep-K, short-K square,
+  very skinny). Every knob the sweep varies (swizzle, clusters and multicast, consumers, stages,
+  epilogue, raster and group) appears on both sides.
+- Loss: mean |log(pred / meas)| over the calibration points (symmetric in over/under-prediction).
+- Search: bounded coordinate descent, one parameter at a time by golden-section search on its
+  interval (log-spaced for scale parameters), a few rounds. Deterministic, numpy-free, no new
+  dependency. Parameters may only be fitted when their current source in the hardware file says
+  "estimate", "calibrated" or "fit:" (measured values are never overwritten).
+"""
+from __future__ import annotations
+
+import datetime
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import pandas as pd
+
+from .errors import PerfmodelError
+from .hardware import HardwareSpec
+from .report import accuracy, add_predictions, measured_frame
+
+CALIBRATION_SHAPES = ("8192x8192x8192", "2048x2048x2048", "4096x16384x2048", "256x8192x8192", "1024x1024x32768")
+HELD_OUT_SHAPES = ("4096x4096x4096", "6144x4096x8192", "8192x8192x1024", "128x4096x16384")
+FITTABLE_SOURCE_WORDS = ("estimate", "calibrated", "fit:")
+
+
+class CalibrationError(PerfmodelError):
+    """Nothing to fit, a parameter that may not be fitted, or an empty split."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One fitted hardware value: dotted key, closed search interval, log-spaced or linear search."""
+    key: str
+    lo: float
+    hi: float
+    log: bool = False
+    why: str = ""
+
+
+# The sm_90a parameter set: each is a mechanism of perfmodel/sim (see the module that uses it).
+SM90_PARAMETERS = (
+    Parameter("clock.tensor_power_fraction", 0.2, 1.0, why="sim/power.py: tensor share of the capped power"),
+    Parameter("clock.l2_power_fraction", 0.0, 1.0, why="sim/power.py: L2 traffic share of the capped power"),
+    Parameter("clock.f8_tensor_power_ratio", 0.8, 2.0, why="sim/power.py: 8-bit tensor power per busy cycle"),
+    Parameter("clock.power_exponent", 1.5, 4.5, why="sim/power.py: P ~ f^gamma along the DVFS curve"),
+)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    gpu: str
+    values: dict                       # dotted key -> fitted value
+    before: dict                       # dotted key -> value before the fit
+    loss_before: float
+    loss_after: float
+    evaluations: int
+    calibration_shapes: tuple
+    history: tuple = field(default=(), compare=False)   # (round, key, value, loss)
+
+
+def split(frame: pd.DataFrame, shapes: Sequence[str] = CALIBRATION_SHAPES) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(calibration, held-out) rows of a measured frame, by shape."""
+    mask = frame["shape"].isin(list(shapes))
+    return frame[mask].reset_index(drop=True), frame[~mask].reset_index(drop=True)
+
+
+def log_loss(df: pd.DataFrame) -> float:
+    """Mean |log(pred / meas)|; an unpredictable row (illegal, deadlock) counts as a factor-e miss."""
+    r = (df["pred_tflops"] / df["meas_tflops"]).astype(float)
+    vals = [abs(math.log(x)) if x > 0 and math.isfinite(x) else 1.0 for x in r]
+    return sum(vals) / max(len(vals), 1)
+
+
+def check_fittable(hw: HardwareSpec, params: Iterable[Parameter]) -> None:
+    for p in params:
+        try:
+            src = hw.source_of(p.key)
+        except KeyError:
+            raise CalibrationError(f"{p.key}: not a key of {hw.name}'s hardware file") from None
+        if not any(w in src.lower() for w in FITTABLE_SOURCE_WORDS):
+            raise CalibrationError(f"{p.key}: its source is a measurement or datasheet value ('{src[:60]}...'); "
+                                   f"only values marked estimate/calibrated/fit may be fitted")
+
+
+def _golden(f: Callable[[float], float], lo: float, hi: float, x0: float, f0: float, iters: int,
+            log: bool) -> tuple[float, float]:
+    """Golden-section search of f on [lo, hi] (in log space when log), keeping the best seen incl. x0."""
+    tr = (math.log, math.exp) if log else (lambda v: v, lambda v: v)
+    a, b = tr[0](lo), tr[0](hi)
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(tr[1](c)), f(tr[1](d))
+    best = min([(f0, x0), (fc, tr[1](c)), (fd, tr[1](d))])
+    for _ in range(iters):
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(tr[1](c))
+            best = min(best, (fc, tr[1](c)))
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(tr[1](d))
+            best = min(best, (fd, tr[1](d)))
+    return best[1], best[0]
+
+
+def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM90_PARAMETERS, *,
+        rounds: int = 2, iters: int = 8, progress: Callable[[str], None] | None = None) -> FitResult:
+    """Coordinate descent over params on the rows of frame (already the calibration split)."""
+    if frame.empty:
+        raise CalibrationError("no calibration rows: the dataset has none of the calibration shapes")
+    check_fittable(hw, params)
+    values = {p.key: float(_value(hw, p.key)) for p in params}
+    before = dict(values)
+    count = [0]
+
+    def loss_of(vals: dict) -> float:
+        count[0] += 1
+        return log_loss(add_predictions(frame, hw.with_values(**vals)))
+
+    current = loss_of(values)
+    loss0, history = current, []
+    for rnd in range(rounds):
+        for p in params:
+            def f(x, key=p.key):
+                return loss_of({**values, key: x})
+            x, fx = _golden(f, p.lo, p.hi, values[p.key], current, iters, p.log)
+            values[p.key], current = x, fx
+            history.append((rnd, p.key, x, fx))
+            if progress:
+                progress(f"round {rnd + 1}: {p.key} = {x:.4g}  loss {fx:.4f}")
+    return FitResult(gpu=hw.name, values=values, before=before, loss_before=loss0, loss_after=current,
+                     evaluations=count[0], calibration_shapes=tuple(sorted(set(frame["shape"]))),
+                     history=tuple(history))
+
+
+def _value(hw: HardwareSpec, key: str) -> float:
+    sec, _, name = key.partition(".")
+    return getattr(getattr(hw, sec), name)
+
+
+def fit_source(dataset: str, shapes: Sequence[str], date: str | None = None) -> str:
+    date = date or datetime.date.today().isoformat()
+    return (f"fit: perfmodel calibrate --fit on data/measurements/{os.path.basename(dataset)} calibration shapes "
+            f"{', '.join(shapes)}, {date}")
+
+
+def rounded_value(key: str, value: float) -> float:
+    """Fitted values as written: 3 significant digits (the fit is not more precise than that)."""
+    return float(f"{value:.3g}")
+
+
+def apply_fit(toml_path: str, result: FitResult, dataset: str, date: str | None = None) -> dict:
+    """Write the fitted values into the hardware file with a fit: source; returns what was written."""
+    from .microbench.tomledit import apply_to_file   # stdlib-only line editor shared with --microbench
+    src = fit_source(dataset, result.calibration_shapes, date)
+    updates = {k: (rounded_value(k, v), src) for k, v in result.values.items()}
+    apply_to_file(toml_path, updates)
+    return updates
+
+
+@dataclass(frozen=True)
+class SplitFigures:
+    calibration: object     # report.Accuracy
+    held_out: object
+    loss_calibration: float
+    loss_held_out: float
+
+
+def evaluate_split(frame: pd.DataFrame, hw: HardwareSpec,
+                   shapes: Sequence[str] = CALIBRATION_SHAPES) -> tuple[SplitFigures, pd.DataFrame]:
+    """Predict every row, score calibration and held-out shapes separately."""
+    df = add_predictions(frame, hw)
+    cal, held = split(df, shapes)
+    figs = SplitFigures(accuracy(cal) if len(cal) else None, accuracy(held) if len(held) else None,
+                        log_loss(cal) if len(cal) else float("nan"), log_loss(held) if len(held) else float("nan"))
+    return figs, df
+
+
+def load(dataset: str | os.PathLike) -> tuple[pd.DataFrame, str]:
+    """Valid kernel rows of one dataset and the hardware spec its header names."""
+    return measured_frame([dataset])
+
+
+__all__ = ["CALIBRATION_SHAPES", "HELD_OUT_SHAPES", "SM90_PARAMETERS", "CalibrationError", "FitResult", "Parameter",
+           "SplitFigures", "apply_fit", "check_fittable", "evaluate_split", "fit", "fit_source", "load", "log_loss",
+           "split"]
