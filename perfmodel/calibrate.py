@@ -55,6 +55,11 @@ SM90_PARAMETERS = (
     Parameter("clock.l2_power_fraction", 0.0, 1.0, why="sim/power.py: L2 traffic share of the capped power"),
     Parameter("clock.f8_tensor_power_ratio", 0.8, 2.0, why="sim/power.py: 8-bit tensor power per busy cycle"),
     Parameter("clock.power_exponent", 1.5, 4.5, why="sim/power.py: P ~ f^gamma along the DVFS curve"),
+    Parameter("l2.sm_clock_scaling", 0.0, 1.0, why="sim/params.py: L2 bytes per SM cycle vs the SM clock"),
+    Parameter("sync.direct_store_bytes_per_clock_per_sm", 1.0, 64.0, log=True,
+              why="sim/params.py: the direct epilogue's fragment stores"),
+    Parameter("sync.epilogue_bytes_per_clock_per_sm", 8.0, 256.0, log=True,
+              why="sim/params.py: the TMA-store epilogue (smem staging + TMA store)"),
 )
 
 

@@ -104,6 +104,8 @@ class L2Section:
     size_bytes: int = _f(1 << 20, 1 << 32, int)
     bandwidth_bytes_per_clock: float = _f(1, 1e6)
     hit_latency_cycles: float = _f(1, 10000)
+    bandwidth_clock_hz: float = _f(1e8, 5e9)      # SM clock during the bandwidth measurement
+    sm_clock_scaling: float = _f(0, 1)            # 1: bytes per SM cycle fixed; 0: bytes/s fixed (own clock)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,13 +123,19 @@ class TmaSection:
     max_box_dim: int = _f(1, 4096, int)
     bytes_per_clock_per_sm: float = _f(1, 4096)
     multicast_issue_cycles: float = _f(0, 10000)
+    # chip-wide L2->SMEM throughput of boxes with 128/64/32-byte rows, relative to l2.bandwidth
+    l2_efficiency_128b: float = _f(0.05, 1.5)
+    l2_efficiency_64b: float = _f(0.05, 1.5)
+    l2_efficiency_32b: float = _f(0.05, 1.5)
+    hbm_miss_latency_cycles: float = _f(0, 10000)   # extra latency of a box that misses L2 (from HBM)
 
 
 @dataclass(frozen=True, kw_only=True)
 class SyncSection:
     mbarrier_wait_cycles: float = _f(0, 10000)
     mbarrier_arrive_cycles: float = _f(0, 10000)
-    epilogue_bytes_per_clock_per_sm: float = _f(1, 4096)
+    epilogue_bytes_per_clock_per_sm: float = _f(1, 4096)          # TMA-store epilogue (smem staging)
+    direct_store_bytes_per_clock_per_sm: float = _f(0.1, 4096)    # epilogue storing fragments to global
 
 
 _SECTIONS = {

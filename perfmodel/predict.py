@@ -106,20 +106,23 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
                       details=MappingProxyType(dict(res.details)), timeline=res.timeline)
 
 
-HBM_RERUN_UTILIZATION = 0.02   # below this HBM share the cycles do not depend on the clock
+CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
 
 
 def _power_limited(problem, cfg, hw, clock, res, record_timeline, full):
     """The clock this kernel's activity settles at under the board power cap (sim/power.py). Cycles
-    only depend on the clock through HBM bytes per cycle: the window is simulated again at the new
-    clock when HBM carries a share of the time."""
+    only depend on the clock through HBM (and, with l2.sm_clock_scaling < 1, L2) bytes per cycle: the
+    window is simulated again at the new clock when those carry a share of the time (one fixed-point
+    step: the clock of the sustained-clock activity, the cycles at that clock)."""
     from .sim.model import run_model
     from .sim.power import Activity, power_limited_clock_hz
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0))
     f = power_limited_clock_hz(act, problem, hw)
     if abs(f / clock - 1.0) < 1e-4:
         return clock, res
-    if res.utilization.get("hbm", 0.0) > HBM_RERUN_UTILIZATION:
+    memory = max(res.utilization.get("hbm", 0.0),
+                 res.utilization.get("l2", 0.0) if hw.l2.sm_clock_scaling < 1.0 else 0.0)
+    if memory > CLOCK_RERUN_UTILIZATION:
         res = run_model(problem, cfg, hw, f, record_timeline=record_timeline, full=full)
     res.details["power_limited_clock_hz"] = f
     return f, res

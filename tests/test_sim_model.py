@@ -39,7 +39,8 @@ def test_wgmma_latency_comes_from_the_hardware_parameters():
 
 
 def test_swizzle_conflict_degree():
-    assert [conflict_ways(s) for s in (Swizzle.B128, Swizzle.B64, Swizzle.B32, Swizzle.NONE)] == [1, 2, 4, 8]
+    # every swizzle mode spreads a core matrix's 8 rows over distinct banks; unswizzled 128-byte rows do not
+    assert [conflict_ways(s) for s in (Swizzle.B128, Swizzle.B64, Swizzle.B32, Swizzle.NONE)] == [1, 1, 1, 8]
 
 
 # ---------------------------------------------------------------- directional checks
@@ -47,7 +48,9 @@ def test_one_stage_is_latency_bound_and_much_slower():
     one = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), stages=1)
     four = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), stages=4)
     assert one.bottleneck is Bottleneck.LATENCY
-    assert one.tflops < 0.5 * four.tflops
+    # per cycle: an idle tensor core draws less power, so the 1-stage kernel's clock is higher (sim/power.py)
+    assert one.cycles > 2 * four.cycles and one.clock_hz > four.clock_hz
+    assert one.tflops < 0.6 * four.tflops
     assert one.stall_cycles["full_barrier"] > 0.3 * one.cycles
 
 
@@ -66,12 +69,12 @@ def test_two_cta_mma_beats_one_cta_at_equal_per_sm_tile():
 @pytest.mark.parametrize("persistent", [False, True])
 def test_wave_tail_of_one_tile(persistent):
     """133 tiles of 128x256 (7 x 19) against 132 (12 x 11) on 132 SMs, K = 8192, with tiles bound inside
-    the SM (64-byte swizzle: shared memory). One SM runs a second tile while 131 idle. Non-persistent,
+    the SM (2x1 multicast cluster: the tensor core). One SM runs a second tile while 131 idle. Non-persistent,
     that is a second full wave: 2x. Persistent, the busiest CTA still runs two tiles back to back; only
     the second tile's pipeline fill hides under the first one's epilogue, so a hair under 2x. Compared in
     cycles: the idle SMs of the tail lower the kernel's average power, so its clock (sim/power.py) is
     higher and its time ratio below the cycle ratio."""
-    knobs = dict(tile=(128, 256, 64), swizzle="64", persistent=persistent)
+    knobs = dict(tile=(128, 256, 64), cluster=(2, 1), persistent=persistent)
     one_wave = pred("h100-sxm", "1536x2816x8192", **knobs)
     tail = pred("h100-sxm", "896x4864x8192", **knobs)
     assert (one_wave.details["waves"], tail.details["waves"]) == (1, 2)
@@ -115,7 +118,7 @@ SENSITIVE = [  # (key, new value, case): each named parameter moves some predict
     ("tensor_core.mma_issue_overhead_cycles", 40, dict(tile=(128, 128, 64), stages=1)),
     ("tma.multicast_issue_cycles", 200, dict(tile=(128, 128, 64), stages=1, cluster=(2, 1))),
     ("l2.bandwidth_bytes_per_clock", 2000, dict(tile=(128, 256, 64))),
-    ("smem.bank_conflict_cycles_per_way", 8, dict(tile=(128, 256, 64), cluster=(2, 1), swizzle="64")),
+    ("smem.bank_conflict_cycles_per_way", 8, dict(tile=(128, 256, 64), cluster=(2, 1), swizzle="0")),
     ("clock.sustained_tensor_hz", 1.2e9, dict(tile=(128, 256, 64), cluster=(2, 1))),
 ]
 

@@ -88,6 +88,32 @@ class Server:
 
 
 @dataclass
+class SharedServer(Server):
+    """This SM's share of a chip-wide bandwidth (L2, HBM) as a token bucket: tokens accrue at ``rate``
+    (the share: chip bandwidth / active SMs) up to ``depth``; a request covered by tokens is not held
+    back by the share (the SM's own TMA engine still limits it), the rest waits for tokens. Over a long
+    stream the SM gets exactly its share; an SM that idled (a latency-bound ring, a pipeline fill) may
+    draw a burst from bandwidth the other SMs' idle moments leave free. ``depth`` is one stage ring's
+    bytes: the SMs of a wave are not in phase, but no SM runs more than its ring ahead."""
+    depth: float = 0.0
+    tokens: float = 0.0
+    t_tokens: float = 0.0
+
+    def reserve(self, t: float, amount: float) -> float:
+        if amount <= 0:
+            return t
+        self.busy += amount / self.rate
+        tokens = min(self.depth, self.tokens + (t - self.t_tokens) * self.rate) if t > self.t_tokens else self.tokens
+        start = max(t, self.t_tokens)
+        if tokens >= amount:
+            self.tokens, self.t_tokens = tokens - amount, start
+            return start
+        finish = start + (amount - tokens) / self.rate
+        self.tokens, self.t_tokens = 0.0, finish
+        return finish
+
+
+@dataclass
 class Recorder:
     """Intervals for the timeline (only when asked) and stall counters (always)."""
     keep: bool = False

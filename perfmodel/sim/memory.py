@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..config import KernelConfig, a_stage_bytes, b_stage_bytes, scale_stage_bytes
+from ..config import KernelConfig, Swizzle, a_stage_bytes, b_stage_bytes, scale_stage_bytes
 from ..hardware import HardwareSpec
-from ..problem import GemmProblem
+from ..problem import GemmProblem, Major
 from .scheduler import Schedule, wave_panels
 
 _SAMPLED_WAVES = 6
@@ -39,6 +39,41 @@ def multicast_factors(cfg: KernelConfig) -> tuple[int, int]:
     if not cfg.multicast:
         return 1, 1
     return cfg.cluster_n, max(cfg.cluster_m // cfg.cta_group, 1)
+
+
+def row_bytes(extent_elems: int, elem_bytes: float, sw: Swizzle, hw: HardwareSpec) -> float:
+    """Bytes of one TMA box row: the contiguous extent, cut at the swizzle span (or at max_box_dim
+    elements without swizzle)."""
+    limit = hw.tma.max_box_dim * elem_bytes if sw is Swizzle.NONE else sw.span_bytes
+    return min(extent_elems * elem_bytes, limit)
+
+
+def l2_row_efficiency(row: float, hw: HardwareSpec) -> float:
+    """Chip-wide TMA L2->SMEM throughput for boxes of this row width, relative to l2.bandwidth: narrow
+    rows fetch 32/64-byte pieces of 128-byte lines (our microbench: 128B rows 8.3 TB/s, 64B 6.8, 32B 3.8 on
+    the H100)."""
+    t = hw.tma
+    return t.l2_efficiency_128b if row >= 128 else t.l2_efficiency_64b if row >= 64 else t.l2_efficiency_32b
+
+
+def operand_rows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float]:
+    """Box row bytes of A and B (K-major: the K extent; MN-major: the M/N extent)."""
+    ka = cfg.tile_k // (2 if problem.sparse_a else 1)
+    a_ext = ka if problem.a_major is Major.K else cfg.tile_m
+    b_ext = cfg.tile_k if problem.b_major is Major.K else cfg.tile_n // cfg.cta_group
+    return (row_bytes(a_ext, problem.a_elem_bytes, cfg.swizzle_a, hw),
+            row_bytes(b_ext, problem.b_elem_bytes, cfg.swizzle_b, hw))
+
+
+def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """L2 bandwidth one CTA's stage occupies, in bytes at the full l2.bandwidth rate: each operand's L2
+    reads (after multicast) divided by the row-width efficiency of its boxes."""
+    mc_a, mc_b = multicast_factors(cfg)
+    ra, rb = operand_rows(problem, cfg, hw)
+    eff128 = hw.tma.l2_efficiency_128b
+    return (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw)
+            + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw)
+            + scale_stage_bytes(problem, cfg) / eff128)
 
 
 def _panel_bytes(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_bytes
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
-from .memory import Traffic, multicast_factors, traffic
+from .memory import Traffic, l2_occupancy_bytes_per_stage, multicast_factors, traffic
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
 
@@ -77,10 +77,14 @@ class ModelInputs:
 
 
 def conflict_ways(sw: Swizzle) -> int:
-    """Bank-conflict degree of an MMA operand read: the tensor core reads the same 16-byte column of 8
-    consecutive 128-byte rows; a swizzle of span S spreads those 8 chunks over S/16 bank groups, so
-    128B is conflict-free, 64B is 2-way, 32B 4-way and no swizzle (16-byte span) 8-way."""
-    return max(SMEM_WAVEFRONT_BYTES // sw.span_bytes, 1)
+    """Bank-conflict degree of an MMA operand read. The tensor core reads 8x16-byte core matrices (8 rows
+    of one 16-byte K chunk). In every swizzle mode the rows are S bytes apart and the swizzle XORs the
+    chunk index with the row bits (PTX §9.7.15.5.1.2 swizzling modes; cute Swizzle<B,4,3>), so the 8 rows
+    of a core matrix fall in 8 distinct 4-bank groups: 32B, 64B and 128B are conflict-free (32B: rows 0-3
+    at byte 0/32/64/96, rows 4-7 XOR-shifted by 16 to 144/176/208/240, 32 distinct banks). Only the
+    model's unswizzled boxes (rows up to max_box_dim elements, 128-byte stride) put the 8 chunks of a
+    column in the same banks: 8-way. Narrow swizzles are slow at the L2/TMA side instead (memory.py)."""
+    return SMEM_WAVEFRONT_BYTES // Swizzle.NONE.span_bytes if sw is Swizzle.NONE else 1
 
 
 def smem_read_cycles(nbytes: float, sw: Swizzle, hw: HardwareSpec) -> float:
@@ -147,6 +151,21 @@ def _tma_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec)
             + hw.sync.mbarrier_arrive_cycles)
 
 
+def _miss_fraction(traf: Traffic) -> float:
+    """Share of the loaded bytes that come from HBM: that share of the stages waits for an L2 miss."""
+    if traf.l2_read_bytes_per_stage <= 0:
+        return 0.0
+    return min(traf.hbm_read_bytes_per_stage / traf.l2_read_bytes_per_stage, 1.0)
+
+
+def l2_bytes_per_sm_clock(hw: HardwareSpec, clock_hz: float) -> float:
+    """Chip L2 bandwidth per SM cycle at this SM clock: measured at l2.bandwidth_clock_hz; with
+    sm_clock_scaling s < 1 part of it is fixed in bytes/s (the L2 keeps its clock when the power cap lowers
+    the SM clock), bytes per SM cycle ~ (f_ref / f)^(1 - s)."""
+    l2 = hw.l2
+    return l2.bandwidth_bytes_per_clock * (l2.bandwidth_clock_hz / clock_hz) ** (1.0 - l2.sm_clock_scaling)
+
+
 def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
     sched = make_schedule(problem, cfg, hw)
     traf = traffic(problem, cfg, hw, sched)
@@ -173,15 +192,15 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
         persistent=cfg.persistent,
-        tma_issue_cycles=_tma_issue_cycles(problem, cfg, hw), tma_latency_cycles=hw.tma.latency_cycles,
+        tma_issue_cycles=_tma_issue_cycles(problem, cfg, hw), tma_latency_cycles=hw.tma.latency_cycles + _miss_fraction(traf) * hw.tma.hbm_miss_latency_cycles,
         stage_tx_bytes=sbytes * cfg.cta_group, stage_smem_bytes=sbytes,
         # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
         # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
-        l2_bytes_per_stage=traf.l2_read_bytes_per_stage + out_bytes / k_iters,
+        l2_bytes_per_stage=l2_occupancy_bytes_per_stage(problem, cfg, hw) + out_bytes / k_iters,
         hbm_bytes_per_stage=traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters),
         tma_bytes_per_clock=hw.tma.bytes_per_clock_per_sm,
-        l2_bytes_per_clock=hw.l2.bandwidth_bytes_per_clock / sched.active_sms,
+        l2_bytes_per_clock=l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms,
         hbm_bytes_per_clock=hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
@@ -192,7 +211,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         acc_load_cycles=acc_bytes / hw.tmem.load_bytes_per_clock_per_sm if sm100 else 0.0,
         epi_bytes_per_worker=out_bytes if sm100 else out_bytes / issuers,
         epi_workers=1 if sm100 else issuers,
-        epi_bytes_per_clock=hw.sync.epilogue_bytes_per_clock_per_sm,
+        epi_bytes_per_clock=(hw.sync.epilogue_bytes_per_clock_per_sm if cfg.epilogue is Epilogue.TMA_STORE
+                             else hw.sync.direct_store_bytes_per_clock_per_sm),
         out_bytes_per_tile=out_bytes, flops_per_stage=flops * n_instr * issuers)
     return ModelInputs(params, sched, traf)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from .components import DeadlockError, MBarrier, Recorder, Server, cycles
+from .components import DeadlockError, MBarrier, Recorder, Server, SharedServer, cycles
 from .params import SimParams
 
 # Stall counters: "full_barrier" and "epilogue" are tensor-core idle cycles, each gap charged to what
@@ -48,8 +48,9 @@ class SmSim:
         self.acc_empty = [MBarrier(env, f"acc_empty[{i}]", 1) for i in range(nacc)]
         self.tc = Server("tensor_core", 1.0)
         self.tma = Server("tma", p.tma_bytes_per_clock)
-        self.l2 = Server("l2", p.l2_bytes_per_clock)
-        self.hbm = Server("hbm", p.hbm_bytes_per_clock)
+        ring = max(p.stages, 1)
+        self.l2 = SharedServer("l2", p.l2_bytes_per_clock, depth=ring * p.l2_bytes_per_stage)
+        self.hbm = SharedServer("hbm", p.hbm_bytes_per_clock, depth=ring * p.hbm_bytes_per_stage)
         self.epi = Server("epilogue", p.epi_bytes_per_clock)
         self.math_busy = self.smem_busy = 0.0
         self.snapshots: dict = {}
