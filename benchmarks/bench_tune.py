@@ -111,8 +111,9 @@ def search_cost(trials: int, shape: str) -> None:
             r = tune(problem, hw, n_trials=trials, storage=storage, sampler="tpe", seed=0)
             dt = time.perf_counter() - t0
             s = r.stats
-            print(f"  {label:<9}: {dt:6.1f} s for {s.completed} trials ({s.asked} suggestions: {s.illegal} illegal, "
-                  f"{s.duplicates} repeats); best {r.top(1)[0].tflops:.1f} TFLOP/s  (goal <= 30 s)")
+            print(f"  {label:<9}: {dt:6.1f} s for {s.completed} trials ({s.asked} trials asked: {s.illegal} illegal; "
+                  f"{s.duplicates} repeats, {s.repaired} of them repaired in place); "
+                  f"best {r.top(1)[0].tflops:.1f} TFLOP/s  (goal <= 30 s)")
 
 
 def main() -> None:

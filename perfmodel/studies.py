@@ -21,6 +21,7 @@ from .errors import PerfmodelError
 from .hardware import HardwareSpec
 from .problem import GemmProblem, Major
 from .space import SearchSpace, load_space
+from .study_storage import BatchedStorage
 
 DEFAULT_HEARTBEAT_S = 10
 DEFAULT_GRACE_S = 60
@@ -73,7 +74,7 @@ def make_storage(storage: str | optuna.storages.BaseStorage | None, *,
                                                  grace_period=grace_period_s)
             if sqlite:
                 _sqlite_wal(rdb.engine)
-            return rdb
+            return BatchedStorage(rdb)
         except Exception as exc:  # sqlalchemy errors differ per dialect; retried, then reported
             last = exc
             time.sleep(0.2 + random.random() * (attempt + 1))

@@ -107,10 +107,13 @@ def _assert_recorded_once(study, expected: int):
 
 
 def test_four_workers_share_one_study_and_record_each_trial_once(postgres_url, tmp_path):
-    """Each of 4 processes enumerates 8 configurations of one study (grid), then runs 6 TPE trials
-    of another: 32 and 24 COMPLETE trials, distinct numbers, distinct parameter sets."""
+    """Each of 4 processes enumerates 8 configurations of one study (grid), runs 6 TPE trials of
+    another, then 15 TPE trials of a third on a space of ~90 legal configurations (TPE converges and
+    repeats itself: repairs and conflicts between workers): 32, 24 and 60 COMPLETE trials, distinct
+    numbers, distinct parameter sets."""
     tag = uuid.uuid4().hex[:8]
-    runs = [(f"grid-{tag}", "grid", "small", 8), (f"tpe-{tag}", "tpe", "stock", 6)]
+    runs = [(f"grid-{tag}", "grid", "small", 8), (f"tpe-{tag}", "tpe", "stock", 6),
+            (f"tpe-small-{tag}", "tpe", "small", 15)]
     procs = []
     for i in range(4):
         script = tmp_path / f"worker{i}.py"
@@ -126,3 +129,6 @@ def test_four_workers_share_one_study_and_record_each_trial_once(postgres_url, t
     _assert_recorded_once(grid, 32)
     assert all("duplicate_of" in t.user_attrs for t in grid.get_trials(states=(TrialState.FAIL,)))
     _assert_recorded_once(optuna.load_study(study_name=runs[1][0], storage=storage), 24)
+    crowded = optuna.load_study(study_name=runs[2][0], storage=storage)
+    _assert_recorded_once(crowded, 60)
+    assert any("repeat_of" in t.user_attrs for t in crowded.trials)

@@ -84,17 +84,24 @@ def test_grid_on_a_huge_space_is_refused():
         tune(BF16, H100, n_trials=5, sampler="grid", objective=fake_objective)
 
 
-def test_converged_sampler_repeats_are_failed_not_completed():
+def test_converged_sampler_repeats_are_recorded_never_completed_twice():
     storage = optuna.storages.InMemoryStorage()   # one storage object shared by three runs
     space = load_space(Arch.SM90A).narrow({"tile_m": (128,), "tile_n": (128, 256), "stages": (4,)})
-    for seed in (1, 1, 2):   # the same seed twice re-suggests the same points
-        tune(BF16, H100, n_trials=15, storage=storage, sampler="tpe", seed=seed, space=space,
-             objective=fake_objective)
+    runs = [tune(BF16, H100, n_trials=15, storage=storage, sampler="tpe", seed=seed, space=space,
+                 objective=fake_objective) for seed in (1, 1, 2)]   # the same seed twice re-suggests points
     study = optuna.load_study(study_name=default_study_name(H100, BF16, space), storage=storage)
     complete = names_of(study)
     assert len(complete) == 45 and len(set(complete)) == 45
-    dups = study.get_trials(states=(TrialState.FAIL,))
-    assert dups and all("duplicate_of" in t.user_attrs for t in dups)
+    repaired = [t for t in study.trials if "repeat_of" in t.user_attrs]
+    failed = study.get_trials(states=(TrialState.FAIL,))
+    assert all("duplicate_of" in t.user_attrs for t in failed)
+    assert sum(r.stats.repaired for r in runs) == len(repaired) > 0    # repeats repaired in their own trial
+    assert sum(r.stats.duplicates for r in runs) == len(repaired) + len(failed)
+    assert sum(r.stats.asked for r in runs) == len(study.trials)
+    for t in repaired:   # the trial it repeated holds another configuration, completed before it
+        held = study.trials[t.user_attrs["repeat_of"]]
+        assert held.number < t.number and held.state is TrialState.COMPLETE
+        assert held.user_attrs["config_name"] != t.user_attrs["config_name"]
 
 
 def test_study_made_for_another_problem_is_refused(tmp_path):
@@ -288,3 +295,78 @@ def test_a_failing_objective_fails_its_trial_not_the_study():
 
     with pytest.raises(SearchError, match="objective failed on 11"):
         tune(BF16, H100, n_trials=5, objective=broken, sampler="random", seed=0)
+
+
+class _Analytic:
+    def __init__(self, tflops):
+        self.tflops = tflops
+
+
+def tied_objective(problem, cfg, hw):
+    """Sees only the tile: configurations differing in stages, swizzle, cluster... tie exactly;
+    the analytic baseline sees tile_k too."""
+    p = fake_objective(problem, cfg.replace(stages=4, cluster_m=1, cluster_n=1, multicast=False), hw)
+    p = type(p)(p.config_name, float(cfg.tile_m + cfg.tile_n), p.cycles, p.time_s, p.bottleneck)
+    object.__setattr__(p, "analytic", _Analytic(100.0 + cfg.tile_k))
+    return p
+
+
+def test_ties_are_broken_by_analytic_then_resources_then_name_whatever_the_trial_order():
+    from perfmodel.config import smem_bytes
+    space = small_space()
+    tops = []
+    for seed in (0, 1):   # exhaustive: the same configurations, walked in another order
+        r = tune(BF16, H100, n_trials=500, space=space, objective=tied_objective, seed=seed)
+        assert r.stats.exhaustive
+        tops.append([x.config_name for x in r.top(20)])
+        trials = {t.user_attrs["config_name"]: t for t in r.complete_trials()}
+        ranked = list(trials.values())
+        assert len({t.value for t in ranked[:20]}) < 20                   # there are ties to break
+        for a, b in zip(ranked, ranked[1:]):
+            if a.value != b.value:
+                assert a.value > b.value
+                continue
+            ca, cb = (r.space.config(BF16, H100, t.params) for t in (a, b))
+            key = lambda t, c: (-t.user_attrs["analytic_tflops"], smem_bytes(BF16, c), c.cluster_size,
+                                t.user_attrs["config_name"])
+            assert key(a, ca) < key(b, cb)
+    assert tops[0] == tops[1]
+
+
+def test_a_trial_failed_by_another_worker_is_counted_lost_and_the_run_goes_on(tmp_path):
+    storage = f"sqlite:///{tmp_path}/lost.db"
+    calls = []
+
+    def stale_killer(problem, cfg, hw):   # another worker's stale-trial check fails the trial in hand
+        calls.append(cfg.name)
+        if len(calls) == 3:
+            other = optuna.load_study(study_name="lost", storage=storage)
+            (running,) = other.get_trials(states=(TrialState.RUNNING,))
+            other.tell(running.number, state=TrialState.FAIL)
+        return fake_objective(problem, cfg, hw)
+
+    r = tune(BF16, H100, n_trials=8, storage=storage, study_name="lost", sampler="random", seed=0,
+             space=small_space(), objective=stale_killer)
+    assert r.stats.lost == 1 and r.stats.completed == 8 and len(names_of(r.study)) == 8
+    (lost,) = [t for t in r.study.get_trials(states=(TrialState.FAIL,)) if t.user_attrs.get("config_name") == calls[2]]
+    assert lost.params and "duplicate_of" not in lost.user_attrs
+
+
+def test_rdb_trials_are_stored_whole_with_one_statement_for_their_parameters(tmp_path):
+    from sqlalchemy import event
+    from perfmodel.studies import make_storage
+    storage = make_storage(f"sqlite:///{tmp_path}/batch.db")
+    inserts = []
+    event.listen(storage._backend.engine, "before_cursor_execute",
+                 lambda conn, cur, sql, *a: inserts.append(1) if sql.startswith("INSERT INTO trial_params") else None)
+    r = tune(BF16, H100, n_trials=30, storage=storage, sampler="tpe", seed=0, objective=fake_objective)
+    # one per trial; the study's first trial checks each new parameter's distribution against the
+    # database one by one, as Optuna does. Optuna alone: one per parameter, 13 a trial.
+    assert len(inserts) == r.stats.asked - 1 + len(r.space.searched)
+    fresh = optuna.load_study(study_name=r.study.study_name, storage=f"sqlite:///{tmp_path}/batch.db")
+    n_params = len(r.space.searched)
+    for t in fresh.get_trials(states=(TrialState.COMPLETE, TrialState.PRUNED)):
+        assert len(t.params) == n_params and t.user_attrs["config_name"] == r.space.config(BF16, H100, t.params).name
+    for t in fresh.get_trials(states=(TrialState.COMPLETE,)):
+        assert {"pred_cycles", "bottleneck"} <= set(t.user_attrs)
+    assert [t.params for t in fresh.trials] == [t.params for t in r.study.trials]

@@ -125,8 +125,9 @@ def _print(doc: dict) -> None:
     print(f"space    {sp['path'] or '<given>'}: {len(sp['searched'])} searched knobs, {sp['points']} points"
           + (f", {s['legal_space']} legal" if s["legal_space"] is not None else ""))
     mode = "exhaustive enumeration of the legal space" if s["exhaustive"] else "sampler"
-    print(f"run      {s['completed']} new trials in {s['elapsed_s']:.1f} s by {mode} ({s['asked']} suggestions: "
-          f"{s['illegal']} illegal, {s['duplicates']} already in the study"
+    print(f"run      {s['completed']} new trials in {s['elapsed_s']:.1f} s by {mode} ({s['asked']} trials: "
+          f"{s['illegal']} illegal; {s['duplicates']} suggestions already in the study, {s['repaired']} of them "
+          f"repaired in place"
           + (f", {s['lost']} lost to a stale-trial check" if s["lost"] else "")
           + (f", {s['errors']} failed in the model" if s["errors"] else "") + f"); {s['stopped']}")
     print(f"study    {doc['study_complete_trials']} complete trials in all")
