@@ -43,7 +43,7 @@ def cluster_tiles(problem: GemmProblem, cfg: KernelConfig) -> tuple[int, int]:
 
 
 def concurrent_clusters(cfg: KernelConfig, hw: HardwareSpec) -> int:
-    return max(hw.sm_count // cfg.cluster_size, 1)
+    return hw.resident_clusters(cfg.cluster_size)
 
 
 def analytic_estimate(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,

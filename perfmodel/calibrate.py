@@ -18,6 +18,7 @@ up: a fitted value is just another hardware value, written to the TOML with its 
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 import os
@@ -54,7 +55,7 @@ SM90_PARAMETERS = (
     Parameter("clock.tensor_power_fraction", 0.2, 1.0, why="sim/power.py: tensor share of the capped power"),
     Parameter("clock.l2_power_fraction", 0.0, 1.0, why="sim/power.py: L2 traffic share of the capped power"),
     Parameter("clock.f8_tensor_power_ratio", 0.8, 2.0, why="sim/power.py: 8-bit tensor power per busy cycle"),
-    Parameter("clock.power_exponent", 1.5, 4.5, why="sim/power.py: P ~ f^gamma along the DVFS curve"),
+    Parameter("clock.power_exponent", 1.0, 4.5, why="sim/power.py: P ~ f^gamma along the DVFS curve"),
     Parameter("l2.sm_clock_scaling", 0.0, 1.0, why="sim/params.py: L2 bytes per SM cycle vs the SM clock"),
     Parameter("sync.direct_store_bytes_per_clock_per_sm", 1.0, 64.0, log=True,
               why="sim/params.py: the direct epilogue's fragment stores"),
@@ -122,13 +123,49 @@ def _golden(f: Callable[[float], float], lo: float, hi: float, x0: float, f0: fl
     return best[1], best[0]
 
 
+# Starting points of the multi-start search (besides the file's current values): the SM-clock scaling of
+# L2 and the tensor share of power trade off against each other, so the descent starts from both ends.
+SM90_STARTS = ({"l2.sm_clock_scaling": 0.0}, {"l2.sm_clock_scaling": 1.0, "clock.tensor_power_fraction": 0.9},
+               {"l2.sm_clock_scaling": 0.0, "clock.tensor_power_fraction": 0.5, "clock.power_exponent": 2.0})
+
+
 def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM90_PARAMETERS, *,
-        rounds: int = 2, iters: int = 8, progress: Callable[[str], None] | None = None) -> FitResult:
-    """Coordinate descent over params on the rows of frame (already the calibration split)."""
+        rounds: int = 2, iters: int = 6, starts: Sequence[dict] = SM90_STARTS, jobs: int = 1,
+        progress: Callable[[str], None] | None = None) -> FitResult:
+    """Multi-start coordinate descent: from the file's values and from each of ``starts`` (restricted to
+    the fitted keys), keep the best. ``jobs`` > 1 runs the starts in parallel processes."""
     if frame.empty:
         raise CalibrationError("no calibration rows: the dataset has none of the calibration shapes")
     check_fittable(hw, params)
-    values = {p.key: float(_value(hw, p.key)) for p in params}
+    keys = {p.key for p in params}
+    inits = [{}] + [{k: v for k, v in s.items() if k in keys} for s in starts]
+    inits = [d for i, d in enumerate(inits) if d not in inits[:i]]
+    portable = dataclasses.replace(hw, sources=dict(hw.sources))    # MappingProxyType does not pickle
+    tasks = [(frame, portable, tuple(params), init, rounds, iters) for init in inits]
+    if jobs > 1 and len(tasks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max_workers=jobs) as ex:
+            results = list(ex.map(_descent_task, tasks))
+    else:
+        results = [_descent(*t, progress=progress) for t in tasks]
+    best = min(results, key=lambda r: r.loss_after)
+    if progress:
+        for init, r in zip(inits, results):
+            progress(f"start {init or 'file values'}: loss {r.loss_before:.4f} -> {r.loss_after:.4f}")
+    return FitResult(gpu=best.gpu, values=best.values, before={p.key: float(_value(hw, p.key)) for p in params},
+                     loss_before=log_loss(add_predictions(frame, hw)), loss_after=best.loss_after,
+                     evaluations=sum(r.evaluations for r in results) + 1,
+                     calibration_shapes=best.calibration_shapes, history=best.history)
+
+
+def _descent_task(task) -> FitResult:
+    return _descent(*task)
+
+
+def _descent(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter], init: dict, rounds: int,
+             iters: int, progress: Callable[[str], None] | None = None) -> FitResult:
+    """Coordinate descent over params on the rows of frame (already the calibration split)."""
+    values = {p.key: float(init.get(p.key, _value(hw, p.key))) for p in params}
     before = dict(values)
     count = [0]
 
@@ -195,11 +232,44 @@ def evaluate_split(frame: pd.DataFrame, hw: HardwareSpec,
     return figs, df
 
 
+def topk_recall(df: pd.DataFrame, k: int = 8) -> float:
+    """Mean over (shape, dtype) of |predicted top-k and measured top-k in common| / min(k, n): how many of the
+    configurations worth measuring the model would have sent to the GPU."""
+    vals = []
+    for _, g in df.dropna(subset=["pred_tflops"]).groupby(["shape", "dtype"]):
+        kk = min(k, len(g))
+        pred = set(g.nlargest(kk, "pred_tflops")["config_name"])
+        meas = set(g.nlargest(kk, "meas_tflops")["config_name"])
+        vals.append(len(pred & meas) / kk)
+    return sum(vals) / len(vals) if vals else float("nan")
+
+
+def select_parameters(keys: str | None, params: Sequence[Parameter] = SM90_PARAMETERS) -> tuple[Parameter, ...]:
+    """The parameters named in a comma-separated list (all of ``params`` for None)."""
+    if not keys:
+        return tuple(params)
+    by_key = {p.key: p for p in params}
+    wanted = [k.strip() for k in keys.split(",") if k.strip()]
+    unknown = [k for k in wanted if k not in by_key]
+    if unknown:
+        raise CalibrationError(f"not a fitted parameter: {', '.join(unknown)} (known: {', '.join(by_key)})")
+    return tuple(by_key[k] for k in wanted)
+
+
+def figures_dict(figs: SplitFigures) -> dict:
+    """JSON form of the split figures."""
+    out = {"loss_calibration": figs.loss_calibration, "loss_held_out": figs.loss_held_out}
+    for name in ("calibration", "held_out"):
+        acc = getattr(figs, name)
+        out[name] = None if acc is None else dict(acc.__dict__)
+    return out
+
+
 def load(dataset: str | os.PathLike) -> tuple[pd.DataFrame, str]:
     """Valid kernel rows of one dataset and the hardware spec its header names."""
     return measured_frame([dataset])
 
 
 __all__ = ["CALIBRATION_SHAPES", "HELD_OUT_SHAPES", "SM90_PARAMETERS", "CalibrationError", "FitResult", "Parameter",
-           "SplitFigures", "apply_fit", "check_fittable", "evaluate_split", "fit", "fit_source", "load", "log_loss",
-           "split"]
+           "SplitFigures", "apply_fit", "check_fittable", "evaluate_split", "figures_dict", "fit", "fit_source", "load",
+           "log_loss", "select_parameters", "split", "topk_recall"]

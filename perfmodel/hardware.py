@@ -42,6 +42,10 @@ class GpuSection:
     max_cluster_size_portable: int = _f(1, 16, int)
     max_cluster_size_nonportable: int = _f(1, 16, int)
     tdp_w: float = _f(50, 3000)
+    # SMs that co-resident clusters of 4 / 8 CTAs can occupy (a cluster lives in one GPC; GPCs of uneven
+    # size leave SMs idle): cudaOccupancyMaxActiveClusters x cluster size
+    cluster4_sms: int = _f(1, 1024, int)
+    cluster8_sms: int = _f(1, 1024, int)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,6 +171,12 @@ class HardwareSpec:
     @property
     def sm_count(self) -> int:
         return self.gpu.sm_count
+
+    def resident_clusters(self, cluster_size: int) -> int:
+        """Clusters of this many CTAs (one per SM) that run at once: GPC-limited for 4 and 8, else as many
+        as the SMs hold."""
+        sms = {4: self.gpu.cluster4_sms, 8: self.gpu.cluster8_sms}.get(cluster_size, self.gpu.sm_count)
+        return max(min(sms, self.gpu.sm_count) // max(cluster_size, 1), 1)
 
     def hbm_bytes_per_clock(self, clock_hz: float) -> float:
         """Achievable HBM bytes per SM-clock cycle for the whole chip at the given clock."""

@@ -39,7 +39,7 @@ def make_schedule(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> 
     tm = math.ceil(problem.m / (cfg.cluster_m * cfg.tile_m))
     tn = math.ceil(problem.n / (cfg.cluster_n * cfg.tile_n))
     n = tm * tn * problem.batch
-    slots = max(hw.sm_count // cfg.cluster_size, 1)
+    slots = hw.resident_clusters(cfg.cluster_size)
     waves = math.ceil(n / slots)
     return Schedule(tiles_m=tm, tiles_n=tn, batch=problem.batch, n_tiles=n, slots=slots, waves=waves,
                     tiles_per_cta=waves if cfg.persistent else 1,
