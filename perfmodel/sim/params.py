@@ -36,7 +36,7 @@ class SimParams:
     tma_latency_cycles: float
     stage_tx_bytes: int            # expected on the stage's full barrier (both CTAs for cta_group::2)
     stage_smem_bytes: int          # written into this CTA's SMEM per stage
-    l2_bytes_per_stage: float
+    l2_bytes_per_stage: float      # L2 bandwidth occupied (narrow box rows occupy more than they carry)
     hbm_bytes_per_stage: float
     tma_bytes_per_clock: float
     l2_bytes_per_clock: float      # this SM's share of L2 bandwidth
@@ -60,6 +60,7 @@ class SimParams:
     epi_bytes_per_clock: float
     out_bytes_per_tile: float      # written to L2/HBM per tile
     flops_per_stage: float         # useful FLOPs of one CTA per stage
+    l2_moved_bytes_per_stage: float = 0.0   # bytes L2 actually moves (after multicast) + output share: power
 
     @property
     def instr_cycles(self) -> float:
@@ -197,6 +198,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
         # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
         l2_bytes_per_stage=l2_occupancy_bytes_per_stage(problem, cfg, hw) + out_bytes / k_iters,
+        l2_moved_bytes_per_stage=traf.l2_read_bytes_per_stage + out_bytes / k_iters,
         hbm_bytes_per_stage=traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters),
         tma_bytes_per_clock=hw.tma.bytes_per_clock_per_sm,
