@@ -20,14 +20,20 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from perfmodel.calibrate import CALIBRATION_SHAPES, evaluate_split, load, split, topk_recall  # noqa: E402
+from perfmodel.calibrate import (CALIBRATION_SHAPES, clock_frame, clock_loss, evaluate_split, load, split,  # noqa: E402
+                                 topk_recall)
+from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.hardware import load_hardware  # noqa: E402
+from perfmodel.predict import predict  # noqa: E402
+from perfmodel.problem import make_problem  # noqa: E402
 from perfmodel.report import accuracy, add_predictions, measured_frame, per_shape  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "measurements")
 SPLIT_DATASETS = [("H100 SXM", "h100_sm90_dataset.jsonl"), ("H200", "h200_sm90_dataset.jsonl")]
-TOP_FILES = [("H100 tune --validate-top 8 + headline", ["h100_validate_top.jsonl", "h100_headline.jsonl"]),
+TOP_FILES = [("H100 second held-out set (3 new shapes, never fitted)", ["h100_sm90_heldout2.jsonl"]),
+             ("H100 tune --validate-top 8 + headline", ["h100_validate_top.jsonl", "h100_headline.jsonl"]),
              ("H200 headline", ["h200_headline.jsonl"])]
+CLOCK_FILE = "h100_sm90_clock.jsonl"
 
 
 def _line(label: str, df) -> str:
@@ -76,6 +82,21 @@ def main() -> None:
         print(_line("all", df))
         if args.per_shape:
             _shape_table(df)
+    _clocks(os.path.join(DATA, CLOCK_FILE))
+
+
+def _clocks(path: str) -> None:
+    """Predicted power-limited clock against the steady-state NVML clock of the 1.5 s runs."""
+    if not os.path.exists(path):
+        return
+    frame = clock_frame(path)
+    hw = load_hardware(measured_frame([path])[1])
+    print(f"H100 clock runs ({os.path.basename(path)}): predicted vs measured SM clock and TFLOP/s")
+    for row in frame.itertuples():
+        p = predict(make_problem((row.m, row.n, row.k), row.dtype), KernelConfig.from_name(row.config_name), hw)
+        print(f"  {row.config_name[:52]:<52} {row.dtype:<5} clock {p.clock_hz / 1e6:5.0f} vs {row.meas_sm_clock_hz / 1e6:5.0f} MHz"
+              f"   TFLOP/s {p.tflops:6.0f} vs {row.meas_tflops:6.0f}")
+    print(f"  mean |log(pred clock / meas clock)| {clock_loss(frame, hw):.4f}")
 
 
 if __name__ == "__main__":

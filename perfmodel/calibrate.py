@@ -89,6 +89,31 @@ def log_loss(df: pd.DataFrame) -> float:
     return sum(vals) / max(len(vals), 1)
 
 
+def clock_frame(dataset: str | os.PathLike) -> pd.DataFrame:
+    """Rows of a long-loop clock dataset (data/measurements/h100_sm90_clock.jsonl): the SM clock the
+    kernel settled at under the power cap (NVML mean over >= 1.5 s), for the power-limited clock's fit."""
+    frame, _ = measured_frame([dataset])
+    frame = frame.dropna(subset=["meas_sm_clock_hz"])
+    if frame.empty:
+        raise CalibrationError(f"{dataset}: no rows with a measured SM clock")
+    return frame.reset_index(drop=True)
+
+
+def clock_loss(frame: pd.DataFrame, hw: HardwareSpec) -> float:
+    """Mean |log(predicted clock / measured clock)| over a clock frame."""
+    from .config import KernelConfig
+    from .predict import predict
+    from .problem import make_problem
+    vals = []
+    for row in frame.itertuples():
+        try:
+            p = predict(make_problem((row.m, row.n, row.k), row.dtype), KernelConfig.from_name(row.config_name), hw)
+            vals.append(abs(math.log(p.clock_hz / row.meas_sm_clock_hz)))
+        except PerfmodelError:
+            vals.append(1.0)
+    return sum(vals) / max(len(vals), 1)
+
+
 def check_fittable(hw: HardwareSpec, params: Iterable[Parameter]) -> None:
     for p in params:
         try:
@@ -131,9 +156,11 @@ SM90_STARTS = ({"l2.sm_clock_scaling": 0.0}, {"l2.sm_clock_scaling": 1.0, "clock
 
 def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM90_PARAMETERS, *,
         rounds: int = 2, iters: int = 6, starts: Sequence[dict] = SM90_STARTS, jobs: int = 1,
-        progress: Callable[[str], None] | None = None) -> FitResult:
+        clocks: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None) -> FitResult:
     """Multi-start coordinate descent: from the file's values and from each of ``starts`` (restricted to
-    the fitted keys), keep the best. ``jobs`` > 1 runs the starts in parallel processes."""
+    the fitted keys), keep the best. ``jobs`` > 1 runs the starts in parallel processes. ``clocks`` (a
+    clock_frame) adds the mean |log| error of the predicted power-limited clock to the loss: throughput
+    alone cannot tell a lower clock from fewer FLOPs per cycle."""
     if frame.empty:
         raise CalibrationError("no calibration rows: the dataset has none of the calibration shapes")
     check_fittable(hw, params)
@@ -141,7 +168,7 @@ def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM9
     inits = [{}] + [{k: v for k, v in s.items() if k in keys} for s in starts]
     inits = [d for i, d in enumerate(inits) if d not in inits[:i]]
     portable = dataclasses.replace(hw, sources=dict(hw.sources))    # MappingProxyType does not pickle
-    tasks = [(frame, portable, tuple(params), init, rounds, iters) for init in inits]
+    tasks = [(frame, portable, tuple(params), init, rounds, iters, clocks) for init in inits]
     if jobs > 1 and len(tasks) > 1:
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(max_workers=jobs) as ex:
@@ -153,7 +180,7 @@ def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM9
         for init, r in zip(inits, results):
             progress(f"start {init or 'file values'}: loss {r.loss_before:.4f} -> {r.loss_after:.4f}")
     return FitResult(gpu=best.gpu, values=best.values, before={p.key: float(_value(hw, p.key)) for p in params},
-                     loss_before=log_loss(add_predictions(frame, hw)), loss_after=best.loss_after,
+                     loss_before=_loss(frame, hw, clocks), loss_after=best.loss_after,
                      evaluations=sum(r.evaluations for r in results) + 1,
                      calibration_shapes=best.calibration_shapes, history=best.history)
 
@@ -162,8 +189,14 @@ def _descent_task(task) -> FitResult:
     return _descent(*task)
 
 
+def _loss(frame: pd.DataFrame, hw: HardwareSpec, clocks: pd.DataFrame | None) -> float:
+    loss = log_loss(add_predictions(frame, hw))
+    return loss + clock_loss(clocks, hw) if clocks is not None and len(clocks) else loss
+
+
 def _descent(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter], init: dict, rounds: int,
-             iters: int, progress: Callable[[str], None] | None = None) -> FitResult:
+             iters: int, clocks: pd.DataFrame | None = None,
+             progress: Callable[[str], None] | None = None) -> FitResult:
     """Coordinate descent over params on the rows of frame (already the calibration split)."""
     values = {p.key: float(init.get(p.key, _value(hw, p.key))) for p in params}
     before = dict(values)
@@ -171,7 +204,7 @@ def _descent(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter],
 
     def loss_of(vals: dict) -> float:
         count[0] += 1
-        return log_loss(add_predictions(frame, hw.with_values(**vals)))
+        return _loss(frame, hw.with_values(**vals), clocks)
 
     current = loss_of(values)
     loss0, history = current, []
@@ -194,10 +227,11 @@ def _value(hw: HardwareSpec, key: str) -> float:
     return getattr(getattr(hw, sec), name)
 
 
-def fit_source(dataset: str, shapes: Sequence[str], date: str | None = None) -> str:
+def fit_source(dataset: str, shapes: Sequence[str], date: str | None = None, clock_dataset: str | None = None) -> str:
     date = date or datetime.date.today().isoformat()
+    clk = f" and the clock runs data/measurements/{os.path.basename(clock_dataset)}" if clock_dataset else ""
     return (f"fit: perfmodel calibrate --fit on data/measurements/{os.path.basename(dataset)} calibration shapes "
-            f"{', '.join(shapes)}, {date}")
+            f"{', '.join(shapes)}{clk}, {date}")
 
 
 def rounded_value(key: str, value: float) -> float:
@@ -205,10 +239,18 @@ def rounded_value(key: str, value: float) -> float:
     return float(f"{value:.3g}")
 
 
-def apply_fit(toml_path: str, result: FitResult, dataset: str, date: str | None = None) -> dict:
+def apply_fit(toml_path: str, result: FitResult, dataset: str, date: str | None = None,
+              clock_dataset: str | None = None) -> dict:
     """Write the fitted values into the hardware file with a fit: source; returns what was written."""
+    from pathlib import Path
+
+    from .hardware import parse_hardware
     from .microbench.tomledit import apply_to_file   # stdlib-only line editor shared with --microbench
-    src = fit_source(dataset, result.calibration_shapes, date)
+    if not Path(toml_path).is_file():
+        raise CalibrationError(f"{toml_path}: no such hardware file")
+    current = parse_hardware(Path(toml_path).read_text(), str(toml_path))   # as on disk now, not cached
+    check_fittable(current, [Parameter(k, 0, 0) for k in result.values])
+    src = fit_source(dataset, result.calibration_shapes, date, clock_dataset)
     updates = {k: (rounded_value(k, v), src) for k, v in result.values.items()}
     apply_to_file(toml_path, updates)
     return updates
@@ -271,5 +313,5 @@ def load(dataset: str | os.PathLike) -> tuple[pd.DataFrame, str]:
 
 
 __all__ = ["CALIBRATION_SHAPES", "HELD_OUT_SHAPES", "SM90_PARAMETERS", "CalibrationError", "FitResult", "Parameter",
-           "SplitFigures", "apply_fit", "check_fittable", "evaluate_split", "figures_dict", "fit", "fit_source", "load",
-           "log_loss", "select_parameters", "split", "topk_recall"]
+           "SplitFigures", "apply_fit", "check_fittable", "clock_frame", "clock_loss", "evaluate_split", "figures_dict",
+           "fit", "fit_source", "load", "log_loss", "select_parameters", "split", "topk_recall"]

@@ -48,9 +48,10 @@ def test_one_stage_is_latency_bound_and_much_slower():
     one = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), stages=1)
     four = pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), stages=4)
     assert one.bottleneck is Bottleneck.LATENCY
-    # per cycle: an idle tensor core draws less power, so the 1-stage kernel's clock is higher (sim/power.py)
+    # more than twice the cycles; in time a little less: an idle tensor core draws less power, so under the
+    # power cap the 1-stage kernel's clock is higher (sim/power.py; our H100: 1.37-1.94 GHz by configuration)
     assert one.cycles > 2 * four.cycles and one.clock_hz > four.clock_hz
-    assert one.tflops < 0.6 * four.tflops
+    assert one.tflops < 0.7 * four.tflops
     assert one.stall_cycles["full_barrier"] > 0.3 * one.cycles
 
 

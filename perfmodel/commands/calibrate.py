@@ -32,6 +32,9 @@ def add_arguments(p):
                    help="fit the named model parameters on the calibration shapes of --dataset; report the "
                         "held-out shapes before and after")
     g.add_argument("--dataset", help="measurement JSONL (e.g. data/measurements/h100_sm90_dataset.jsonl)")
+    g.add_argument("--clock-dataset", metavar="FILE",
+                   help="long-loop clock runs (e.g. data/measurements/h100_sm90_clock.jsonl): their measured SM "
+                        "clocks join the loss, to pin the power-limited clock")
     g.add_argument("--gpu", help="hardware spec to fit (default: the dataset header's)")
     g.add_argument("--params", help="comma-separated subset of the fitted keys (default: all of "
                                     "perfmodel.calibrate.SM90_PARAMETERS)")
@@ -66,12 +69,13 @@ def _run_fit(args) -> int:
     before, _ = cal.evaluate_split(frame, hw)
     calib, _held = cal.split(frame)
     progress = None if args.json else (lambda line: print(f"  {line}", flush=True))
-    result = cal.fit(calib, hw, params, rounds=args.rounds, jobs=args.jobs, progress=progress)
+    clocks = cal.clock_frame(args.clock_dataset) if args.clock_dataset else None
+    result = cal.fit(calib, hw, params, rounds=args.rounds, jobs=args.jobs, clocks=clocks, progress=progress)
     after, _ = cal.evaluate_split(frame, hw.with_values(**result.values))
     written = {}
     if args.apply is not None:
         path = hw.path if args.apply == _APPLY_TO_SPEC else args.apply
-        written = cal.apply_fit(path, result, args.dataset)
+        written = cal.apply_fit(path, result, args.dataset, clock_dataset=args.clock_dataset)
     if args.json:
         print(json.dumps({"gpu": hw.name, "dataset": args.dataset, "values": result.values,
                           "before_values": result.before, "loss_before": result.loss_before,
@@ -84,8 +88,11 @@ def _run_fit(args) -> int:
     print(f"{'parameter':<44} {'before':>10} {'fitted':>10}")
     for key, value in result.values.items():
         print(f"{key:<44} {result.before[key]:>10.4g} {value:>10.4g}")
-    print(f"mean |log(pred/meas)| on the calibration split: {result.loss_before:.4f} -> {result.loss_after:.4f} "
-          f"({result.evaluations} evaluations)")
+    what = "mean |log(pred/meas)| on the calibration split" + (" + clock runs" if clocks is not None else "")
+    print(f"{what}: {result.loss_before:.4f} -> {result.loss_after:.4f} ({result.evaluations} evaluations)")
+    if clocks is not None:
+        print(f"clock runs: mean |log(pred clock/meas clock)| {cal.clock_loss(clocks, hw):.4f} -> "
+              f"{cal.clock_loss(clocks, hw.with_values(**result.values)):.4f}")
     for label, figs in (("before", before), ("after", after)):
         for part, acc in (("calibration", figs.calibration), ("held-out", figs.held_out)):
             if acc is not None:

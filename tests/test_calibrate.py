@@ -1,0 +1,111 @@
+"""perfmodel.calibrate and `perfmodel calibrate --fit`: split, loss, guarded parameters, recovery of a
+known value from synthetic measurements, writing the TOML with a fit source, the CLI paths."""
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from perfmodel import load_hardware
+from perfmodel.calibrate import (CALIBRATION_SHAPES, HELD_OUT_SHAPES, CalibrationError, FitResult, Parameter,
+                                 SM90_PARAMETERS, apply_fit, check_fittable, fit, log_loss, select_parameters,
+                                 split, topk_recall)
+from perfmodel.cli import main
+from perfmodel.hardware import hardware_dir, parse_hardware
+from perfmodel.measure import read_dataset
+from perfmodel.report import add_predictions, measured_frame
+
+DATA = Path(__file__).parent.parent / "data" / "measurements"
+H100_DATA = DATA / "h100_sm90_dataset.jsonl"
+DIRECT = "sync.direct_store_bytes_per_clock_per_sm"
+
+
+def test_split_is_by_shape_and_covers_the_dataset():
+    frame, _ = measured_frame([H100_DATA])
+    cal, held = split(frame)
+    assert set(cal["shape"]) == set(CALIBRATION_SHAPES) and set(held["shape"]) == set(HELD_OUT_SHAPES)
+    assert not set(CALIBRATION_SHAPES) & set(HELD_OUT_SHAPES)
+    assert len(cal) + len(held) == len(frame)
+    for part in (cal, held):   # both dtypes of a shape fall on the same side
+        assert part.groupby("shape")["dtype"].nunique().min() == 2
+
+
+def test_log_loss_is_symmetric_and_counts_missing_predictions():
+    df = pd.DataFrame({"pred_tflops": [200.0, 50.0, float("nan")], "meas_tflops": [100.0, 100.0, 100.0]})
+    assert log_loss(df.iloc[:2]) == pytest.approx(0.6931, abs=1e-4)        # x2 and /2 weigh the same
+    assert log_loss(df) == pytest.approx((2 * 0.693147 + 1.0) / 3, abs=1e-4)
+
+
+def test_measured_values_may_not_be_fitted():
+    hw = load_hardware("h100-sxm")
+    check_fittable(hw, SM90_PARAMETERS)                       # estimates / calibrated / fit: sources
+    with pytest.raises(CalibrationError, match="measurement or datasheet"):
+        check_fittable(hw, [Parameter("tma.latency_cycles", 100, 1000)])
+    with pytest.raises(CalibrationError, match="not a key"):
+        check_fittable(hw, [Parameter("tma.no_such_key", 0, 1)])
+    with pytest.raises(CalibrationError, match="not a fitted parameter"):
+        select_parameters("clock.sustained_tensor_hz")
+    assert [p.key for p in select_parameters(DIRECT)] == [DIRECT]
+
+
+def _synthetic(hw, true_value):
+    """Direct-epilogue points of the H100 dataset, 'measured' as the model predicts them at true_value."""
+    frame, _ = measured_frame([H100_DATA])
+    rows = frame[frame["config_name"].str.endswith("_edir") & frame["shape"].isin(CALIBRATION_SHAPES)]
+    truth = add_predictions(rows.reset_index(drop=True), hw.with_values(**{DIRECT: true_value}))
+    return truth.assign(meas_tflops=truth["pred_tflops"])[list(frame.columns)]
+
+
+def test_fit_recovers_a_known_parameter():
+    hw = load_hardware("h100-sxm").with_values(**{DIRECT: 32.0})
+    frame = _synthetic(hw, 6.0)
+    res = fit(frame, hw, select_parameters(DIRECT), rounds=1, iters=10, jobs=1)
+    assert res.values[DIRECT] == pytest.approx(6.0, rel=0.05)
+    assert res.loss_after < 0.01 < res.loss_before and res.before[DIRECT] == 32.0
+
+
+def test_apply_writes_values_with_a_fit_source(tmp_path):
+    toml = tmp_path / "h100-sxm.toml"
+    shutil.copy(hardware_dir() / "h100-sxm.toml", toml)
+    res = FitResult(gpu="h100-sxm", values={DIRECT: 6.1234}, before={DIRECT: 8.0}, loss_before=0.2, loss_after=0.1,
+                    evaluations=3, calibration_shapes=("8192x8192x8192",))
+    apply_fit(str(toml), res, "data/measurements/h100_sm90_dataset.jsonl", date="2026-11-21")
+    hw = parse_hardware(toml.read_text(), str(toml))
+    assert hw.sync.direct_store_bytes_per_clock_per_sm == pytest.approx(6.12)
+    assert hw.source_of(DIRECT) == ("fit: perfmodel calibrate --fit on data/measurements/h100_sm90_dataset.jsonl "
+                                    "calibration shapes 8192x8192x8192, 2026-11-21")
+    bad = FitResult(gpu="h100-sxm", values={"tma.latency_cycles": 1.0}, before={}, loss_before=0, loss_after=0,
+                    evaluations=0, calibration_shapes=())
+    with pytest.raises(CalibrationError):
+        apply_fit(str(toml), bad, "x.jsonl")
+
+
+def test_topk_recall_counts_shared_configurations():
+    df = pd.DataFrame({"shape": ["s"] * 3, "dtype": ["bf16"] * 3, "config_name": ["a", "b", "c"],
+                       "pred_tflops": [3.0, 2.0, 1.0], "meas_tflops": [1.0, 2.0, 3.0]})
+    assert topk_recall(df, k=1) == 0.0 and topk_recall(df, k=2) == 0.5 and topk_recall(df, k=3) == 1.0
+
+
+def test_cli_fit_json_and_apply(tmp_path, capsys):
+    """A small dataset (direct-epilogue rows of one shape) through `perfmodel calibrate --fit`."""
+    header, ms = read_dataset(H100_DATA)
+    keep = [m for m in ms if m.valid and m.shape_name == "8192x8192x8192" and m.config_name.endswith("_edir")]
+    path = tmp_path / "tiny.jsonl"
+    path.write_text("\n".join([json.dumps(header.to_dict())] + [json.dumps(m.to_dict()) for m in keep]) + "\n")
+    toml = tmp_path / "h100.toml"
+    shutil.copy(hardware_dir() / "h100-sxm.toml", toml)
+    rc = main(["calibrate", "--fit", "--dataset", str(path), "--gpu", str(toml), "--params", DIRECT,
+               "--rounds", "1", "--jobs", "1", "--apply", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and set(out["values"]) == {DIRECT} and out["loss_after"] <= out["loss_before"]
+    assert parse_hardware(toml.read_text(), str(toml)).source_of(DIRECT).startswith("fit: perfmodel calibrate")
+
+
+def test_cli_refuses_unclear_requests(capsys):
+    assert main(["calibrate"]) == 2
+    assert main(["calibrate", "--microbench", "--apply"]) == 2          # microbench still needs a path
+    assert main(["calibrate", "--fit"]) == 2                             # no dataset
+    assert main(["calibrate", "--fit", "--microbench", "--dataset", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "needs the hardware file's path" in err and "--dataset" in err

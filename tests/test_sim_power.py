@@ -1,0 +1,81 @@
+"""The power-limited clock (sim/power.py) and the memory mechanisms calibration relies on."""
+import pytest
+
+from perfmodel import derive, load_hardware, make_problem
+from perfmodel.predict import predict
+from perfmodel.sim.memory import l2_row_efficiency
+from perfmodel.sim.params import l2_bytes_per_sm_clock
+from perfmodel.sim.power import Activity, power_limited_clock_hz, relative_power
+
+H100 = load_hardware("h100-sxm")
+# a power model with clear numbers: half of the capped power follows the tensor cores, P ~ f^3
+TOY = H100.with_values(**{"clock.tensor_power_fraction": 0.5, "clock.l2_power_fraction": 0.2,
+                          "clock.power_exponent": 3.0, "clock.f8_tensor_power_ratio": 1.5})
+BF16 = make_problem("8192x8192x8192", "bf16")
+FP8 = make_problem("8192x8192x8192", "fp8")
+
+
+def test_reference_burn_runs_at_the_sustained_clock():
+    """Full-rate f16 tensor activity and no L2 traffic is the microbenchmark burn: exactly the cap."""
+    assert relative_power(Activity(1.0, 0.0), 1.0, TOY) == pytest.approx(1.0)
+    assert power_limited_clock_hz(Activity(1.0, 0.0), BF16, TOY) == pytest.approx(TOY.clock.sustained_tensor_hz)
+
+
+def test_clock_solves_the_cubic_power_law():
+    """Half the tensor activity: P = 0.75 of the cap at f_s, so f = f_s x 0.75^(-1/3) (below boost)."""
+    f = power_limited_clock_hz(Activity(0.5, 0.0), BF16, TOY)
+    assert f == pytest.approx(TOY.clock.sustained_tensor_hz * 0.75 ** (-1 / 3))
+
+
+def test_idle_tensor_cores_run_at_boost_and_memory_traffic_lowers_the_clock():
+    assert power_limited_clock_hz(Activity(0.0, 0.0), BF16, TOY) == TOY.clock.boost_hz
+    quiet = power_limited_clock_hz(Activity(0.9, 0.0), BF16, TOY)
+    busy = power_limited_clock_hz(Activity(0.9, 1.0), BF16, TOY)
+    assert busy < quiet < TOY.clock.boost_hz
+
+
+def test_eight_bit_tensor_work_draws_more_power_per_busy_cycle():
+    act = Activity(0.9, 0.3)
+    assert power_limited_clock_hz(act, FP8, TOY) < power_limited_clock_hz(act, BF16, TOY)
+
+
+def test_neutral_fractions_keep_the_sustained_clock_on_blackwell():
+    b200 = load_hardware("b200")
+    for act in (Activity(0.0, 0.0), Activity(1.0, 1.0), Activity(0.3, 0.9)):
+        assert power_limited_clock_hz(act, BF16, b200) == b200.clock.sustained_tensor_hz
+
+
+def test_prediction_clock_follows_tensor_activity():
+    """A narrow-swizzle kernel (L2-bound, tensor cores mostly idle) runs at a higher clock than the same
+    tile with 128B swizzle and a multicast cluster (tensor-bound), and both stay within [floor, boost]."""
+    slow = predict(BF16, derive(BF16, TOY, (128, 256, 64), swizzle="32").config, TOY)
+    fast = predict(BF16, derive(BF16, TOY, (128, 256, 64), cluster=(2, 1)).config, TOY)
+    assert slow.details["tensor_activity"] < fast.details["tensor_activity"]
+    assert fast.clock_hz < slow.clock_hz <= TOY.clock.boost_hz
+
+
+def test_explicit_clock_bypasses_the_power_model():
+    cfg = derive(BF16, TOY, (128, 256, 64)).config
+    assert predict(BF16, cfg, TOY, clock_hz=1.2e9).clock_hz == 1.2e9
+
+
+def test_l2_bytes_per_sm_cycle_grow_when_l2_keeps_its_own_clock():
+    own = H100.with_values(**{"l2.sm_clock_scaling": 0.0})
+    same = H100.with_values(**{"l2.sm_clock_scaling": 1.0})
+    ref = H100.l2.bandwidth_clock_hz
+    assert l2_bytes_per_sm_clock(own, ref / 2) == pytest.approx(2 * H100.l2.bandwidth_bytes_per_clock)
+    assert l2_bytes_per_sm_clock(same, ref / 2) == pytest.approx(H100.l2.bandwidth_bytes_per_clock)
+
+
+def test_narrow_box_rows_occupy_more_l2_bandwidth():
+    assert l2_row_efficiency(128, H100) > l2_row_efficiency(64, H100) > l2_row_efficiency(32, H100)
+    assert l2_row_efficiency(256, H100) == H100.tma.l2_efficiency_128b
+
+
+def test_gpc_limits_resident_clusters_of_four():
+    """Our H100: 30 resident 2x2 clusters (120 SMs), 66 of 2 (all 132)."""
+    assert H100.resident_clusters(4) == 30 and H100.resident_clusters(2) == 66 and H100.resident_clusters(1) == 132
+    p = make_problem("4096x4096x4096", "bf16")
+    two = predict(p, derive(p, H100, (128, 256, 64), cluster=(2, 1)).config, H100)
+    four = predict(p, derive(p, H100, (128, 256, 64), cluster=(2, 2)).config, H100)
+    assert four.details["waves"] > two.details["waves"]
