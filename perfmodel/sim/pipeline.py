@@ -213,7 +213,7 @@ class SmSim:
     # ------------------------------------------------------------------ run
     def _run_guarded(self, limit_cycles: float) -> str:
         """Step until no event is left (done, or a protocol deadlock), with a time and event budget."""
-        env, step, peek = self.env, self.env.step, self.env.peek
+        step, peek = self.env.step, self.env.peek
         budget = self.event_budget
         while True:
             t = peek()
