@@ -29,10 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def run_command(run, args) -> int:
+    """Run one subcommand with the CLI's error contract: a PerfmodelError is one line and exit 2."""
     try:
-        return int(args._run(args))
+        return int(run(args))
     except PerfmodelError as exc:
         sys.stderr.write(f"perfmodel: error: {exc}\n")
         return 2
@@ -43,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_command(args._run, args)
 
 
 if __name__ == "__main__":
