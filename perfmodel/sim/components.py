@@ -17,19 +17,39 @@ class DeadlockError(Exception):
     """A barrier protocol that cannot make progress (raised inside the simulation)."""
 
 
+class Wakeup(simpy.Event):
+    """An event a barrier schedules for a later cycle (``at``): one event resumes the waiter at the
+    cycle its phase completes, however early that completion became known. A waiter the barrier held
+    back resumes after the other events of that cycle (LATE), as it would behind the completing event."""
+
+    __slots__ = ()
+    LATE = 2     # after simpy's NORMAL (1) events of the same cycle
+
+    def at(self, delay: int, late: bool = True) -> None:
+        # what Event.succeed does, scheduled `delay` cycles ahead (as simpy.Timeout does)
+        self._ok, self._value = True, None
+        self.env.schedule(self, self.LATE if late else simpy.core.NORMAL, delay)
+
+
 class MBarrier:
     """An mbarrier (PTX §9.7.13.15): a phase completes when its pending arrivals reach zero and its
     transaction count is back to zero; the phase then flips and the arrival count reloads. ``wait(p)``
-    is ``try_wait.parity``: it succeeds once the phase with parity ``p`` has completed."""
+    is ``try_wait.parity``: it succeeds once the phase with parity ``p`` has completed.
 
-    __slots__ = ("env", "name", "count", "pending", "tx", "phase", "waiters")
+    Arrivals and transaction completions may be posted ahead with the cycle they happen at (``at=``):
+    a TMA load's complete_tx lands when its bytes do, a consumer's release when its wait_group returns.
+    The phase then completes at the latest posted cycle (``done_at``), known as soon as the last of
+    them is posted, and a waiter sleeps until that cycle with one event."""
+
+    __slots__ = ("env", "name", "count", "pending", "tx", "phase", "waiters", "latest", "done_at")
 
     def __init__(self, env: simpy.Environment, name: str, count: int):
         if not 1 <= count <= TX_COUNT_MAX:
             raise DeadlockError(f"{name}: arrival count {count} outside [1, 2^20-1]")
         self.env, self.name, self.count = env, name, count
         self.pending, self.tx, self.phase = count, 0, 0
-        self.waiters: list[simpy.Event] = []
+        self.latest = self.done_at = 0
+        self.waiters: list[tuple[Wakeup, int]] = []     # (event, earliest cycle to resume)
 
     def expect_tx(self, nbytes: int) -> None:
         self.tx += nbytes
@@ -37,35 +57,56 @@ class MBarrier:
             raise DeadlockError(f"{self.name}: expected transaction bytes {self.tx} exceed the tx-count "
                                 f"limit 2^20-1; the phase can never complete")
 
-    def complete_tx(self, nbytes: int) -> None:
+    def complete_tx(self, nbytes: int, at: int | None = None) -> None:
         self.tx -= nbytes
-        self._maybe_complete()
+        self._post(at)
 
-    def arrive(self, n: int = 1) -> None:
+    def arrive(self, n: int = 1, at: int | None = None) -> None:
         self.pending -= n
         if self.pending < 0:
             raise DeadlockError(f"{self.name}: more arrivals than the count {self.count}")
-        self._maybe_complete()
+        self._post(at)
 
     def arrive_expect_tx(self, nbytes: int) -> None:
         self.expect_tx(nbytes)
         self.arrive()
 
-    def _maybe_complete(self) -> None:
+    def _post(self, at: int | None) -> None:
+        t = self.env.now if at is None else at
+        if t > self.latest:
+            self.latest = t
         if self.pending == 0 and self.tx == 0:
             self.phase += 1
             self.pending = self.count
-            waiters, self.waiters = self.waiters, []
-            for ev in waiters:
-                ev.succeed()
+            self.done_at = self.latest
+            if self.waiters:
+                now = self.env.now
+                waiters, self.waiters = self.waiters, []
+                for ev, earliest in waiters:
+                    ev.at(max(self.done_at, earliest) - now, late=self.done_at > earliest)
 
-    def wait(self, parity: int) -> simpy.Event | None:
-        """None when the phase of this parity has already completed (no event needed), else an event."""
-        if (self.phase & 1) != parity:
+    def ready_at(self, parity: int) -> int | None:
+        """The cycle the phase of this parity completed (or will complete: its arrivals are all posted),
+        or None while some are still to come. A fresh barrier's "previous" phase (parity 1) is at 0."""
+        return self.done_at if (self.phase & 1) != parity else None
+
+    def wait(self, parity: int, earliest: int | None = None) -> simpy.Event | None:
+        """None when the phase of this parity has completed by ``earliest`` (default: now), else an
+        event that fires at max(completion, earliest)."""
+        now = self.env.now
+        t0 = now if earliest is None else earliest
+        done = self.ready_at(parity)
+        if done is None:
+            ev = Wakeup(self.env)
+            self.waiters.append((ev, t0))
+            return ev
+        if max(done, t0) <= now:
             return None
-        ev = self.env.event()
-        self.waiters.append(ev)
-        return ev
+        if done > t0:
+            ev = Wakeup(self.env)
+            ev.at(done - now)
+            return ev
+        return self.env.timeout(t0 - now)
 
 
 @dataclass

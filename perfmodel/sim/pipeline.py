@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from .components import DeadlockError, MBarrier, Recorder, Server, SharedServer, cycles
+from .components import DeadlockError, MBarrier, Recorder, Server, SharedServer, Wakeup, cycles
 from .params import SimParams
 
 # Stall counters: "full_barrier" and "epilogue" are tensor-core idle cycles, each gap charged to what
@@ -36,7 +36,14 @@ class SimTrace:
 
 
 class SmSim:
-    def __init__(self, p: SimParams, n_tiles: int, k_iters: int, record: bool = False):
+    """One SM's processes. Barrier arrivals are posted with the cycle they happen at (a TMA load's
+    complete_tx when its bytes land, a consumer's release when its wait_group returns, a
+    tcgen05.commit when its MMAs complete), so every wait is a single event that resumes the waiter at
+    the completion cycle. A process yields only to reach the cycle where it next touches something
+    other processes share (the tensor core, the epilogue store path); the producer, the only user of
+    its TMA, L2 and HBM servers, issues ahead without yielding while the ring has free stages."""
+
+    def __init__(self, p: SimParams, n_tiles: int, k_iters: int, record: bool = False, marks=None):
         self.p, self.n_tiles, self.k_iters = p, n_tiles, k_iters
         self.env = env = simpy.Environment()
         self.rec = Recorder(keep=record)
@@ -53,7 +60,9 @@ class SmSim:
         self.hbm = SharedServer("hbm", p.hbm_bytes_per_clock, depth=ring * p.hbm_bytes_per_stage)
         self.epi = Server("epilogue", p.epi_bytes_per_clock)
         self.math_busy = self.smem_busy = 0.0
+        self.occ = p.instr_cycles
         self.snapshots: dict = {}
+        self.marks = marks               # (tile, k) keys to snapshot; None: all
         self.done_workers = 0
         self.end = 0.0
         self.events = 0
@@ -65,150 +74,170 @@ class SmSim:
         return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy, self.hbm.busy, self.epi.busy,
                 r.stall_full, r.stall_empty, r.stall_epilogue)
 
-    def _at(self, t: float, fn) -> None:
-        ev = self.env.timeout(cycles(t - self.env.now))
-        ev.callbacks.append(lambda _e: fn())
-        self.events += 1
+    def _until(self, bar: MBarrier, parity: int, earliest: int):
+        """The event to yield so as to resume at max(completion of bar's phase of this parity, earliest),
+        or None when that cycle is now."""
+        ev = bar.wait(parity, earliest)
+        if ev is not None:
+            self.events += 1
+        return ev
 
-    def _wait(self, bar: MBarrier, parity: int, row: str, kind: str):
-        """Generator: try_wait.parity on bar; records the stall. Returns the stalled cycles."""
-        ev = bar.wait(parity)
-        if ev is None:
-            return 0
-        t0 = self.env.now
-        self.events += 1
-        yield ev
-        self.rec.span(row, f"wait {bar.name}", t0, self.env.now, kind)
-        return self.env.now - t0
-
-    def _mma(self, t: float, n: int, row: str, label: str, waited_full: float = 0.0,
+    def _mma(self, t: float, n: int, row: str, label, waited_full: float = 0.0,
              after_epilogue: bool = False) -> float:
         """Reserve the tensor core for n back-to-back instructions issued from t; returns completion.
         An idle gap before them is charged to the full-barrier wait (at most its length), the rest to
         the epilogue when the issuer comes from one."""
-        p = self.p
-        occ = p.instr_cycles
-        gap = t - self.tc.free_at
+        p, tc, occ = self.p, self.tc, self.occ
+        gap = t - tc.free_at
         if gap > 0:
             full = min(gap, waited_full)
             self.rec.stall_full += full
             if after_epilogue:
                 self.rec.stall_epilogue += gap - full
-        start = max(t, self.tc.free_at)
-        self.tc.free_at = start + n * occ
-        self.tc.busy += n * occ
+        start = max(t, tc.free_at)
+        tc.free_at = start + n * occ
+        tc.busy += n * occ
         self.math_busy += n * p.instr_math_cycles
         self.smem_busy += n * p.instr_smem_cycles
         done = start + (n - 1) * occ + max(occ, p.mma_latency_floor)
-        self.rec.span(row, label, start, done, "mma")
+        if self.rec.keep:
+            self.rec.span(row, label(), start, done, "mma")
         return done
 
     def _mark(self, tile: int, k: int) -> None:
-        self.snapshots[(tile, k)] = (float(self.env.now), self.counters())
+        if self.marks is None or (tile, k) in self.marks:
+            self.snapshots[(tile, k)] = (float(self.env.now), self.counters())
+
+    def _waited(self, row: str, bar: MBarrier, since: int, kind: str) -> int:
+        """Cycles a wait that began at ``since`` lasted (the process now runs at env.now)."""
+        now = self.env.now
+        if now > since and self.rec.keep:
+            self.rec.span(row, f"wait {bar.name}", since, now, kind)
+        return now - since if now > since else 0
 
     # ------------------------------------------------------------------ processes
     def producer(self):
-        p, env, S = self.p, self.env, self.p.stages
-        it = 0
-        for tile in range(self.n_tiles):
-            for k in range(self.k_iters):
-                s, ph = it % S, (it // S) & 1
-                self.rec.stall_empty += (yield from self._wait(self.empty[s], ph ^ 1, "TMA producer", "wait_empty"))
-                t0 = env.now + p.wait_cycles
-                self.full[s].arrive_expect_tx(p.stage_tx_bytes)
-                t_req = t0 + p.tma_issue_cycles
-                done = max(self.l2.reserve(t_req, p.l2_bytes_per_stage),
-                           self.hbm.reserve(t_req, p.hbm_bytes_per_stage),
-                           self.tma.reserve(t_req, p.stage_smem_bytes)) + p.tma_latency_cycles
-                self.rec.span("TMA producer", f"issue t{tile} k{k}", t0, t_req, "tma_issue")
-                self.rec.span(f"stage {s} load", f"t{tile} k{k}", t_req, done, "tma_load")
-                bar, tx = self.full[s], p.stage_tx_bytes
-                self._at(done, lambda bar=bar, tx=tx: bar.complete_tx(tx))
-                self.events += 1
-                yield env.timeout(cycles(t_req - env.now))
-                it += 1
+        """TMA producer: per stage wait empty, arrive.expect_tx, issue the boxes; the stage's full
+        barrier completes when the last byte lands (L2/HBM share and TMA rate, plus latency)."""
+        p, env, S, rec = self.p, self.env, self.p.stages, self.rec
+        keep, tx, free = rec.keep, p.stage_tx_bytes, 0      # free: cycle its last issue is done
+        for it in range(self.n_tiles * self.k_iters):
+            s, bar = it % S, self.empty[it % S]
+            done = bar.ready_at(((it // S) & 1) ^ 1)
+            if done is None or done > free:                  # the stage is not free by then: sleep
+                yield self._until(bar, ((it // S) & 1) ^ 1, free)
+                rec.stall_empty += self._waited("TMA producer", bar, free, "wait_empty")
+                start = env.now
+            else:
+                start = free                                 # free in time: issue ahead, no event
+            t0 = start + p.wait_cycles
+            full = self.full[s]
+            full.arrive_expect_tx(tx)
+            t_req = t0 + p.tma_issue_cycles
+            land = max(self.l2.reserve(t_req, p.l2_bytes_per_stage),
+                       self.hbm.reserve(t_req, p.hbm_bytes_per_stage),
+                       self.tma.reserve(t_req, p.stage_smem_bytes)) + p.tma_latency_cycles
+            if keep:
+                tile, k = divmod(it, self.k_iters)
+                rec.span("TMA producer", f"issue t{tile} k{k}", t0, t_req, "tma_issue")
+                rec.span(f"stage {s} load", f"t{tile} k{k}", t_req, land, "tma_load")
+            full.complete_tx(tx, at=start + cycles(land - start))
+            free = start + cycles(t_req - start)
 
     def wgmma_consumer(self, c: int):
         """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
-        p, env, S = self.p, self.env, self.p.stages
+        p, env, S, n = self.p, self.env, self.p.stages, self.p.instr_per_stage
         row = f"MMA wg{c}"
-        it = 0
+        it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
         for tile in range(self.n_tiles):
             pending: deque = deque()
             for k in range(self.k_iters):
                 s, ph = it % S, (it // S) & 1
-                waited = yield from self._wait(self.full[s], ph, row, "wait_full")
-                t0 = env.now + p.wait_cycles
-                done = self._mma(t0, p.instr_per_stage, row, f"t{tile} k{k}",
-                                 waited, after_epilogue=(k == 0 and tile > 0))
+                ev = self._until(self.full[s], ph, free)
+                if ev is not None:
+                    yield ev
+                waited = self._waited(row, self.full[s], free, "wait_full")
+                now = env.now
+                t0 = now + p.wait_cycles
+                done = self._mma(t0, n, row, lambda: f"t{tile} k{k}", waited,
+                                 after_epilogue=(k == 0 and tile > 0))
                 pending.append((s, done))
                 self._mark(tile, k)
-                nxt = t0 + p.instr_per_stage * p.issue_overhead_cycles
+                nxt = t0 + n * p.issue_overhead_cycles
                 release = []
                 while len(pending) > p.wait_depth:
                     s_old, d_old = pending.popleft()
                     nxt = max(nxt, d_old)
                     release.append(s_old)
-                self.events += 1
-                yield env.timeout(cycles(nxt - env.now))
+                free = now + cycles(nxt - now)
                 for s_old in release:
-                    self.empty[s_old].arrive()
+                    self.empty[s_old].arrive(at=free)
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
-                self.events += 1
-                yield env.timeout(cycles(max(d for _, d in pending) - env.now))
+                free += cycles(max(d for _, d in pending) - free)
                 for s_old, _ in pending:
-                    self.empty[s_old].arrive()
-            yield from self._epilogue_store(f"Epilogue wg{c}", tile)
-        self._finish()
-
-    def _epilogue_store(self, row: str, tile: int):
-        p, env = self.p, self.env
-        t0 = env.now
-        end = self.epi.reserve(t0, p.epi_bytes_per_worker)
-        self.events += 1
-        yield env.timeout(cycles(end - env.now))
-        self.rec.span(row, f"t{tile} store", t0, env.now, "epilogue")
+                    self.empty[s_old].arrive(at=free)
+            if free > env.now:                            # the store path is shared: be there in order
+                self.events += 1
+                yield env.timeout(free - env.now)
+            end = self.epi.reserve(free, p.epi_bytes_per_worker)
+            t0, free = free, free + cycles(end - free)
+            self.rec.span(f"Epilogue wg{c}", f"t{tile} store", t0, free, "epilogue")
+        self._finish(free)
 
     def tcgen05_issuer(self):
         """sm_100a MMA thread: per tile take an accumulator buffer, per stage wait full, issue, commit."""
-        p, env, S = self.p, self.env, self.p.stages
-        row, it, nacc = "MMA (tcgen05)", 0, max(p.acc_buffers, 1)
+        p, env, S, n = self.p, self.env, self.p.stages, self.p.instr_per_stage
+        row, it, nacc, free = "MMA (tcgen05)", 0, max(p.acc_buffers, 1), 0
         for tile in range(self.n_tiles):
             b = tile % nacc
-            acc_wait = yield from self._wait(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, row, "wait_epilogue")
+            ev = self._until(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, free)
+            if ev is not None:
+                yield ev
+            acc_wait = self._waited(row, self.acc_empty[b], free, "wait_epilogue")
+            free = env.now
             for k in range(self.k_iters):
                 s, ph = it % S, (it // S) & 1
-                waited = yield from self._wait(self.full[s], ph, row, "wait_full")
-                t0 = env.now + p.wait_cycles
-                done = self._mma(t0, p.instr_per_stage, row, f"t{tile} k{k}",
-                                 waited, after_epilogue=(k == 0 and acc_wait > 0))
-                self._at(done, self.empty[s].arrive)          # tcgen05.commit -> empty[s]
+                ev = self._until(self.full[s], ph, free)
+                if ev is not None:
+                    yield ev
+                waited = self._waited(row, self.full[s], free, "wait_full")
+                now = env.now
+                t0 = now + p.wait_cycles
+                done = self._mma(t0, n, row, lambda: f"t{tile} k{k}", waited,
+                                 after_epilogue=(k == 0 and acc_wait > 0))
+                commit = now + cycles(done - now)
+                self.empty[s].arrive(at=commit)               # tcgen05.commit -> empty[s]
                 if k == self.k_iters - 1:
-                    self._at(done, self.acc_full[b].arrive)   # tcgen05.commit -> acc_full[b]
+                    self.acc_full[b].arrive(at=commit)        # tcgen05.commit -> acc_full[b]
                 self._mark(tile, k)
-                self.events += 1
-                yield env.timeout(cycles(t0 + p.instr_per_stage * p.issue_overhead_cycles - env.now))
+                free = now + cycles(t0 + n * p.issue_overhead_cycles - now)
                 it += 1
 
     def tmem_epilogue(self):
-        """sm_100a epilogue warpgroups: wait acc_full, tcgen05.ld, release the buffer, convert+store."""
+        """sm_100a epilogue warpgroups: wait acc_full, tcgen05.ld, release the buffer, convert+store
+        (their store path is their own: no need to be there in order)."""
         p, env = self.p, self.env
-        nacc = max(p.acc_buffers, 1)
+        nacc, free = max(p.acc_buffers, 1), 0
         for tile in range(self.n_tiles):
             b = tile % nacc
-            yield from self._wait(self.acc_full[b], (tile // nacc) & 1, "Epilogue", "wait_acc")
-            t0 = env.now + p.wait_cycles
-            self.events += 1
-            yield env.timeout(cycles(t0 + p.acc_load_cycles - env.now))
-            self.rec.span("Epilogue", f"t{tile} tcgen05.ld", t0, env.now, "tmem_ld")
-            self.acc_empty[b].arrive()
-            yield from self._epilogue_store("Epilogue", tile)
-        self._finish()
+            ev = self._until(self.acc_full[b], (tile // nacc) & 1, free)
+            if ev is not None:
+                yield ev
+            self._waited("Epilogue", self.acc_full[b], free, "wait_acc")
+            now = env.now
+            t0 = now + p.wait_cycles
+            ld_end = now + cycles(t0 + p.acc_load_cycles - now)
+            self.rec.span("Epilogue", f"t{tile} tcgen05.ld", t0, ld_end, "tmem_ld")
+            self.acc_empty[b].arrive(at=ld_end)
+            end = self.epi.reserve(ld_end, p.epi_bytes_per_worker)
+            free = ld_end + cycles(end - ld_end)
+            self.rec.span("Epilogue", f"t{tile} store", ld_end, free, "epilogue")
+        self._finish(free)
 
-    def _finish(self) -> None:
+    def _finish(self, t: float) -> None:
         self.done_workers += 1
-        self.end = max(self.end, self.env.now)
+        self.end = max(self.end, t)
 
     # ------------------------------------------------------------------ run
     def _run_guarded(self, limit_cycles: float) -> str:
@@ -218,11 +247,14 @@ class SmSim:
         while True:
             t = peek()
             if t == float("inf"):
-                return ""
+                return "" if self.end <= limit_cycles else self._guard_message(limit_cycles)
             if t > limit_cycles or budget <= 0:
-                return f"no progress within the guard ({limit_cycles:.0f} cycles, {self.event_budget} events)"
+                return self._guard_message(limit_cycles)
             step()
             budget -= 1
+
+    def _guard_message(self, limit_cycles: float) -> str:
+        return f"no progress within the guard ({limit_cycles:.0f} cycles, {self.event_budget} events)"
 
     def run(self, limit_cycles: float) -> SimTrace:
         env, p = self.env, self.p
@@ -247,11 +279,12 @@ class SmSim:
         return SimTrace(self.end, self.counters(), self.snapshots, self.rec.intervals, reason, self.events)
 
 
-def simulate(p: SimParams, n_tiles: int, k_iters: int, *, record: bool = False) -> SimTrace:
-    """Run one SM for n_tiles tiles of k_iters k-blocks each."""
+def simulate(p: SimParams, n_tiles: int, k_iters: int, *, record: bool = False, marks=None) -> SimTrace:
+    """Run one SM for n_tiles tiles of k_iters k-blocks each. ``marks``: the (tile, k) snapshots to keep
+    (default: all)."""
     per_k = (p.issuers * p.instr_per_stage * p.instr_cycles + p.tma_issue_cycles + p.tma_latency_cycles
              + p.stage_smem_bytes / min(p.tma_bytes_per_clock, p.l2_bytes_per_clock, p.hbm_bytes_per_clock)
              + p.hbm_bytes_per_stage / p.hbm_bytes_per_clock + 4 * p.wait_cycles)
     per_tile = p.acc_load_cycles + p.out_bytes_per_tile / min(p.epi_bytes_per_clock, p.hbm_bytes_per_clock)
     limit = 4 * n_tiles * (k_iters * per_k + per_tile) + 100000
-    return SmSim(p, n_tiles, k_iters, record).run(limit)
+    return SmSim(p, n_tiles, k_iters, record, marks).run(limit)
