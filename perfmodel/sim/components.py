@@ -71,6 +71,11 @@ class MBarrier:
         self.expect_tx(nbytes)
         self.arrive()
 
+    def post_tx(self, nbytes: int, at: int) -> None:
+        """A TMA load: arrive.expect_tx now, its complete_tx posted for the cycle its bytes land."""
+        self.arrive_expect_tx(nbytes)
+        self.complete_tx(nbytes, at=at)
+
     def _post(self, at: int | None) -> None:
         t = self.env.now if at is None else at
         if t > self.latest:

@@ -174,12 +174,12 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     tiles = p.tiles_per_cta
     k_sim = p.k_iters if full else window_k(p.stages, p.k_iters)
     n_sim, period = (tiles, 1) if full else window_tiles(p.stages, k_sim, tiles)
-    tr = simulate(p, n_sim, k_sim, record=record_timeline)
+    tr = simulate(p, n_sim, k_sim, record=record_timeline, marks=None if full else marks(n_sim, k_sim, p, period))
     if tr.deadlock:
         return _deadlocked(tr.deadlock, details)
     tot = extrapolate(tr, p, n_sim, k_sim, tiles, period)
     repeat = 1 if p.persistent else p.waves       # non-persistent: every wave is a fresh one-tile CTA
-    tail = tail_delta(p, sched, k_sim)
+    tail = tail_delta(p, sched, k_sim, tr.first_tile)
     tot = [v * repeat + d for v, d in zip(tot, tail)]
     total = tot[0]
     vals = dict(zip(COUNTER_NAMES, tot[1:]))
@@ -210,22 +210,34 @@ def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
             "l2_activity": min(l2_bytes / (total_cycles * p.l2_bytes_per_clock * sched.active_sms), 1.0)}
 
 
-def _one_tile(p: SimParams, k_sim: int) -> list[float]:
-    tr = simulate(p, 1, k_sim)
+def marks(n_sim: int, k_sim: int, p: SimParams, period: int = 1) -> frozenset:
+    """The (tile, k) snapshots ``extrapolate`` reads (the per-k span of the first tile, the tile period)."""
+    kb = k_sim - 1
+    ka = max(kb - k_span(p.stages), 0)
+    last = n_sim - 1
+    back = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
+    return frozenset({(0, ka), (0, kb), (last, kb), (max(last - back, 0), kb)})
+
+
+def _one_tile(p: SimParams, k_sim: int, trace: SimTrace | None = None) -> list[float]:
+    """A lone tile of k_sim k-blocks, extrapolated to the full K; ``trace``: that run when another run
+    already showed it (SimTrace.first_tile)."""
+    tr = trace if trace is not None else simulate(p, 1, k_sim, marks=marks(1, k_sim, p))
     return extrapolate(tr, p, 1, k_sim, 1)
 
 
-def tail_delta(p: SimParams, sched, k_sim: int) -> list[float]:
+def tail_delta(p: SimParams, sched, k_sim: int, first_tile: SimTrace | None = None) -> list[float]:
     """The last, partial wave: only the CTAs with a tile left run, so each gets a larger share of L2 and
     HBM bandwidth. The busiest CTA's last tile (persistent) or the last wave's tile (non-persistent)
-    runs at that share; returns (time, counters) of that tile minus the same tile at the full-wave share."""
+    runs at that share; returns (time, counters) of that tile minus the same tile at the full-wave share
+    (``first_tile``: the window's first tile, which is that tile at the full-wave share)."""
     in_tail = sched.n_tiles - (sched.waves - 1) * sched.slots
     if sched.waves < 2 or in_tail >= sched.slots:
         return [0.0] * (1 + len(COUNTER_NAMES))
     scale = sched.slots / in_tail                 # active SMs in a full wave / in the tail
     tail_p = dataclasses.replace(p, l2_bytes_per_clock=p.l2_bytes_per_clock * scale,
                                  hbm_bytes_per_clock=p.hbm_bytes_per_clock * scale)
-    return [t - f for t, f in zip(_one_tile(tail_p, k_sim), _one_tile(p, k_sim))]
+    return [t - f for t, f in zip(_one_tile(tail_p, k_sim), _one_tile(p, k_sim, first_tile))]
 
 
 def _deadlocked(reason: str, details: dict) -> ModelResult:

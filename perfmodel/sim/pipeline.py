@@ -10,6 +10,8 @@ mirrored at the same instant as this SM's own.
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -33,6 +35,19 @@ class SimTrace:
     intervals: list
     deadlock: str            # "" or the reason
     events: int
+    # the run of the first tile alone, as this run shows it: the first tile's work never waits behind a
+    # later tile's, so its loads, MMAs, stalls and stores are those of a one-tile run (None when a later
+    # tile's MMA or store came first). Its snapshots are the first tile's (tile 0 only).
+    first_tile: "SimTrace | None" = None
+
+
+_ceil = math.ceil
+
+
+def _up(x: float) -> int:
+    """cycles(x) inlined: whole cycles, rounded up, never negative."""
+    c = _ceil(x - 1e-9)
+    return c if c > 0 else 0
 
 
 class SmSim:
@@ -67,6 +82,9 @@ class SmSim:
         self.end = 0.0
         self.events = 0
         self.event_budget = 64 * n_tiles * k_iters * (p.issuers + 2) + 10000
+        workers = 1 if p.tmem else p.issuers
+        self._first = {"mma_left": workers * k_iters if not p.tmem else k_iters, "epi_left": workers,
+                       "ok": True, "end": 0.0, "stall_empty": 0.0, "snaps": {}}
 
     # ------------------------------------------------------------------ helpers
     def counters(self) -> tuple:
@@ -74,46 +92,75 @@ class SmSim:
         return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy, self.hbm.busy, self.epi.busy,
                 r.stall_full, r.stall_empty, r.stall_epilogue)
 
-    def _until(self, bar: MBarrier, parity: int, earliest: int):
-        """The event to yield so as to resume at max(completion of bar's phase of this parity, earliest),
-        or None when that cycle is now."""
-        ev = bar.wait(parity, earliest)
-        if ev is not None:
-            self.events += 1
-        return ev
-
-    def _mma(self, t: float, n: int, row: str, label, waited_full: float = 0.0,
-             after_epilogue: bool = False) -> float:
-        """Reserve the tensor core for n back-to-back instructions issued from t; returns completion.
+    def _mma(self, tile: int, k: int, t: float, row: str, waited_full: float, after_epilogue: bool) -> float:
+        """Reserve the tensor core for one stage's instructions issued from t; returns completion.
         An idle gap before them is charged to the full-barrier wait (at most its length), the rest to
         the epilogue when the issuer comes from one."""
-        p, tc, occ = self.p, self.tc, self.occ
-        gap = t - tc.free_at
+        p, tc, occ, rec = self.p, self.tc, self.occ, self.rec
+        n = p.instr_per_stage
+        free_at = tc.free_at
+        gap = t - free_at
         if gap > 0:
-            full = min(gap, waited_full)
-            self.rec.stall_full += full
+            full = gap if gap < waited_full else waited_full
+            rec.stall_full += full
             if after_epilogue:
-                self.rec.stall_epilogue += gap - full
-        start = max(t, tc.free_at)
+                rec.stall_epilogue += gap - full
+        start = t if t > free_at else free_at
         tc.free_at = start + n * occ
         tc.busy += n * occ
         self.math_busy += n * p.instr_math_cycles
         self.smem_busy += n * p.instr_smem_cycles
-        done = start + (n - 1) * occ + max(occ, p.mma_latency_floor)
-        if self.rec.keep:
-            self.rec.span(row, label(), start, done, "mma")
+        done = start + (n - 1) * occ + (occ if occ > p.mma_latency_floor else p.mma_latency_floor)
+        if rec.keep:
+            rec.span(row, f"t{tile} k{k}", start, done, "mma")
+        first = self._first
+        if tile == 0:
+            first["mma_left"] -= 1
+            if first["mma_left"] == 0:
+                first["mma"] = (self.math_busy, self.smem_busy, rec.stall_full, rec.stall_epilogue)
+        elif first["mma_left"]:
+            first["ok"] = False
+        return done
+
+    def _store(self, tile: int, t: int, nbytes: float) -> int:
+        """Epilogue store from cycle t; returns the cycle it is done."""
+        end = self.epi.reserve(t, nbytes)
+        done = t + _up(end - t)
+        first = self._first
+        if tile == 0:
+            first["epi_left"] -= 1
+            first["end"] = max(first["end"], done)
+            if first["epi_left"] == 0:
+                first["epi"] = self.epi.busy
+        elif first["epi_left"]:
+            first["ok"] = False
         return done
 
     def _mark(self, tile: int, k: int) -> None:
         if self.marks is None or (tile, k) in self.marks:
-            self.snapshots[(tile, k)] = (float(self.env.now), self.counters())
+            counters = self.counters()
+            self.snapshots[(tile, k)] = (float(self.env.now), counters)
+            if tile == 0:                    # the producer's stalls for the first tile's stages only
+                self._first["snaps"][(0, k)] = (float(self.env.now), counters[:7] + (
+                    self._first["stall_empty"],) + counters[8:])
 
     def _waited(self, row: str, bar: MBarrier, since: int, kind: str) -> int:
         """Cycles a wait that began at ``since`` lasted (the process now runs at env.now)."""
         now = self.env.now
-        if now > since and self.rec.keep:
+        if now <= since:
+            return 0
+        if self.rec.keep:
             self.rec.span(row, f"wait {bar.name}", since, now, kind)
-        return now - since if now > since else 0
+        return now - since
+
+    def first_tile(self) -> SimTrace | None:
+        f = self._first
+        if not f["ok"] or "mma" not in f or "epi" not in f or "load" not in f:
+            return None
+        math_busy, smem_busy, s_full, s_epi = f["mma"]
+        tma, l2, hbm, s_empty = f["load"]
+        counters = (math_busy, smem_busy, tma, l2, hbm, f["epi"], s_full, s_empty, s_epi)
+        return SimTrace(f["end"], counters, f["snaps"], [], "", 0)
 
     # ------------------------------------------------------------------ processes
     def producer(self):
@@ -121,67 +168,75 @@ class SmSim:
         barrier completes when the last byte lands (L2/HBM share and TMA rate, plus latency)."""
         p, env, S, rec = self.p, self.env, self.p.stages, self.rec
         keep, tx, free = rec.keep, p.stage_tx_bytes, 0      # free: cycle its last issue is done
+        l2, hbm, tma, lat = self.l2, self.hbm, self.tma, p.tma_latency_cycles
+        last_first = self.k_iters - 1
         for it in range(self.n_tiles * self.k_iters):
-            s, bar = it % S, self.empty[it % S]
-            done = bar.ready_at(((it // S) & 1) ^ 1)
+            s = it % S
+            bar, parity = self.empty[s], ((it // S) & 1) ^ 1
+            done = bar.ready_at(parity)
             if done is None or done > free:                  # the stage is not free by then: sleep
-                yield self._until(bar, ((it // S) & 1) ^ 1, free)
-                rec.stall_empty += self._waited("TMA producer", bar, free, "wait_empty")
+                self.events += 1
+                yield bar.wait(parity, free)
+                stall = self._waited("TMA producer", bar, free, "wait_empty")
+                rec.stall_empty += stall
+                if it <= last_first:
+                    self._first["stall_empty"] += stall
                 start = env.now
             else:
                 start = free                                 # free in time: issue ahead, no event
-            t0 = start + p.wait_cycles
-            full = self.full[s]
-            full.arrive_expect_tx(tx)
-            t_req = t0 + p.tma_issue_cycles
-            land = max(self.l2.reserve(t_req, p.l2_bytes_per_stage),
-                       self.hbm.reserve(t_req, p.hbm_bytes_per_stage),
-                       self.tma.reserve(t_req, p.stage_smem_bytes)) + p.tma_latency_cycles
+            t_req = start + p.wait_cycles + p.tma_issue_cycles
+            land = l2.reserve(t_req, p.l2_bytes_per_stage)
+            h = hbm.reserve(t_req, p.hbm_bytes_per_stage)
+            m = tma.reserve(t_req, p.stage_smem_bytes)
+            land = (land if land > h else h) if (land if land > h else h) > m else m
+            land += lat
             if keep:
                 tile, k = divmod(it, self.k_iters)
-                rec.span("TMA producer", f"issue t{tile} k{k}", t0, t_req, "tma_issue")
+                rec.span("TMA producer", f"issue t{tile} k{k}", start + p.wait_cycles, t_req, "tma_issue")
                 rec.span(f"stage {s} load", f"t{tile} k{k}", t_req, land, "tma_load")
-            full.complete_tx(tx, at=start + cycles(land - start))
-            free = start + cycles(t_req - start)
+            self.full[s].post_tx(tx, start + _up(land - start))
+            free = start + _up(t_req - start)
+            if it == last_first:
+                self._first["load"] = (tma.busy, l2.busy, hbm.busy, rec.stall_empty)
 
     def wgmma_consumer(self, c: int):
         """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
         p, env, S, n = self.p, self.env, self.p.stages, self.p.instr_per_stage
-        row = f"MMA wg{c}"
+        row, full_bars, empty = f"MMA wg{c}", self.full, self.empty
+        issue, depth = n * p.issue_overhead_cycles, p.wait_depth
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
         for tile in range(self.n_tiles):
             pending: deque = deque()
             for k in range(self.k_iters):
-                s, ph = it % S, (it // S) & 1
-                ev = self._until(self.full[s], ph, free)
+                s = it % S
+                ev = full_bars[s].wait((it // S) & 1, free)
                 if ev is not None:
+                    self.events += 1
                     yield ev
-                waited = self._waited(row, self.full[s], free, "wait_full")
                 now = env.now
+                waited = self._waited(row, full_bars[s], free, "wait_full") if now > free else 0
                 t0 = now + p.wait_cycles
-                done = self._mma(t0, n, row, lambda: f"t{tile} k{k}", waited,
-                                 after_epilogue=(k == 0 and tile > 0))
-                pending.append((s, done))
+                pending.append((s, self._mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
                 self._mark(tile, k)
-                nxt = t0 + n * p.issue_overhead_cycles
+                nxt = t0 + issue
                 release = []
-                while len(pending) > p.wait_depth:
+                while len(pending) > depth:
                     s_old, d_old = pending.popleft()
-                    nxt = max(nxt, d_old)
+                    if d_old > nxt:
+                        nxt = d_old
                     release.append(s_old)
-                free = now + cycles(nxt - now)
+                free = now + _up(nxt - now)
                 for s_old in release:
-                    self.empty[s_old].arrive(at=free)
+                    empty[s_old].arrive(at=free)
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
-                free += cycles(max(d for _, d in pending) - free)
+                free += _up(max(d for _, d in pending) - free)
                 for s_old, _ in pending:
-                    self.empty[s_old].arrive(at=free)
+                    empty[s_old].arrive(at=free)
             if free > env.now:                            # the store path is shared: be there in order
                 self.events += 1
                 yield env.timeout(free - env.now)
-            end = self.epi.reserve(free, p.epi_bytes_per_worker)
-            t0, free = free, free + cycles(end - free)
+            t0, free = free, self._store(tile, free, p.epi_bytes_per_worker)
             self.rec.span(f"Epilogue wg{c}", f"t{tile} store", t0, free, "epilogue")
         self._finish(free)
 
@@ -189,29 +244,31 @@ class SmSim:
         """sm_100a MMA thread: per tile take an accumulator buffer, per stage wait full, issue, commit."""
         p, env, S, n = self.p, self.env, self.p.stages, self.p.instr_per_stage
         row, it, nacc, free = "MMA (tcgen05)", 0, max(p.acc_buffers, 1), 0
+        full_bars, empty, issue, last = self.full, self.empty, n * p.issue_overhead_cycles, self.k_iters - 1
         for tile in range(self.n_tiles):
             b = tile % nacc
-            ev = self._until(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, free)
+            ev = self.acc_empty[b].wait(((tile // nacc) & 1) ^ 1, free)
             if ev is not None:
+                self.events += 1
                 yield ev
             acc_wait = self._waited(row, self.acc_empty[b], free, "wait_epilogue")
             free = env.now
             for k in range(self.k_iters):
-                s, ph = it % S, (it // S) & 1
-                ev = self._until(self.full[s], ph, free)
+                s = it % S
+                ev = full_bars[s].wait((it // S) & 1, free)
                 if ev is not None:
+                    self.events += 1
                     yield ev
-                waited = self._waited(row, self.full[s], free, "wait_full")
                 now = env.now
+                waited = self._waited(row, full_bars[s], free, "wait_full") if now > free else 0
                 t0 = now + p.wait_cycles
-                done = self._mma(t0, n, row, lambda: f"t{tile} k{k}", waited,
-                                 after_epilogue=(k == 0 and acc_wait > 0))
-                commit = now + cycles(done - now)
-                self.empty[s].arrive(at=commit)               # tcgen05.commit -> empty[s]
-                if k == self.k_iters - 1:
+                done = self._mma(tile, k, t0, row, waited, k == 0 and acc_wait > 0)
+                commit = now + _up(done - now)
+                empty[s].arrive(at=commit)                    # tcgen05.commit -> empty[s]
+                if k == last:
                     self.acc_full[b].arrive(at=commit)        # tcgen05.commit -> acc_full[b]
                 self._mark(tile, k)
-                free = now + cycles(t0 + n * p.issue_overhead_cycles - now)
+                free = now + _up(t0 + issue - now)
                 it += 1
 
     def tmem_epilogue(self):
@@ -221,17 +278,17 @@ class SmSim:
         nacc, free = max(p.acc_buffers, 1), 0
         for tile in range(self.n_tiles):
             b = tile % nacc
-            ev = self._until(self.acc_full[b], (tile // nacc) & 1, free)
+            ev = self.acc_full[b].wait((tile // nacc) & 1, free)
             if ev is not None:
+                self.events += 1
                 yield ev
             self._waited("Epilogue", self.acc_full[b], free, "wait_acc")
             now = env.now
             t0 = now + p.wait_cycles
-            ld_end = now + cycles(t0 + p.acc_load_cycles - now)
+            ld_end = now + _up(t0 + p.acc_load_cycles - now)
             self.rec.span("Epilogue", f"t{tile} tcgen05.ld", t0, ld_end, "tmem_ld")
             self.acc_empty[b].arrive(at=ld_end)
-            end = self.epi.reserve(ld_end, p.epi_bytes_per_worker)
-            free = ld_end + cycles(end - ld_end)
+            free = self._store(tile, ld_end, p.epi_bytes_per_worker)
             self.rec.span("Epilogue", f"t{tile} store", ld_end, free, "epilogue")
         self._finish(free)
 
@@ -276,7 +333,9 @@ class SmSim:
             waiting = [b.name for b in self.full + self.empty + self.acc_full + self.acc_empty if b.waiters]
             reason = (f"pipeline stalled at cycle {env.now:.0f}: every process waits and nobody can arrive on "
                       f"{', '.join(waiting) or 'any barrier'}")
-        return SimTrace(self.end, self.counters(), self.snapshots, self.rec.intervals, reason, self.events)
+        first = None if reason or self.n_tiles == 1 else self.first_tile()
+        trace = SimTrace(self.end, self.counters(), self.snapshots, self.rec.intervals, reason, self.events, first)
+        return dataclasses.replace(trace, first_tile=trace) if self.n_tiles == 1 and not reason else trace
 
 
 def simulate(p: SimParams, n_tiles: int, k_iters: int, *, record: bool = False, marks=None) -> SimTrace:
