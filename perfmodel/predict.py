@@ -86,11 +86,13 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
     violations = check(problem, cfg, hw, kernel_rules=False)   # a prediction is about what the PTX allows
     if violations:
         raise IllegalConfigError(violations)
-    from .sim.model import run_model   # local import keeps `import perfmodel` light
+    from .sim.model import run_inputs   # local imports keep `import perfmodel` light
+    from .sim.params import build_inputs
     clock = float(clock_hz or hw.clock.sustained_tensor_hz)
-    res = run_model(problem, cfg, hw, clock, record_timeline=record_timeline, full=full)
+    inputs = build_inputs(problem, cfg, hw, clock)
+    res = run_inputs(inputs, record_timeline=record_timeline, full=full)
     if clock_hz is None and not res.deadlock:
-        clock, res = _power_limited(problem, cfg, hw, clock, res, record_timeline, full)
+        clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full)
     base = analytic_estimate(problem, cfg, hw, clock)
     if res.deadlock:
         cycles, time_s = 0, math.inf
@@ -109,12 +111,13 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
 
 
-def _power_limited(problem, cfg, hw, clock, res, record_timeline, full):
+def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
     """The clock this kernel's activity settles at under the board power cap (sim/power.py). Cycles
     only depend on the clock through HBM (and, with l2.sm_clock_scaling < 1, L2) bytes per cycle: the
     window is simulated again at the new clock when those carry a share of the time (one fixed-point
     step: the clock of the sustained-clock activity, the cycles at that clock)."""
-    from .sim.model import run_model
+    from .sim.model import run_inputs
+    from .sim.params import at_clock
     from .sim.power import Activity, power_limited_clock_hz
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0))
     f = power_limited_clock_hz(act, problem, hw)
@@ -123,7 +126,7 @@ def _power_limited(problem, cfg, hw, clock, res, record_timeline, full):
     memory = max(res.utilization.get("hbm", 0.0),
                  res.utilization.get("l2", 0.0) if hw.l2.sm_clock_scaling < 1.0 else 0.0)
     if memory > CLOCK_RERUN_UTILIZATION:
-        res = run_model(problem, cfg, hw, f, record_timeline=record_timeline, full=full)
+        res = run_inputs(at_clock(inputs, hw, f), record_timeline=record_timeline, full=full)
     res.details["power_limited_clock_hz"] = f
     return f, res
 

@@ -49,7 +49,7 @@ class MBarrier:
         self.env, self.name, self.count = env, name, count
         self.pending, self.tx, self.phase = count, 0, 0
         self.latest = self.done_at = 0
-        self.waiters: list[tuple[Wakeup, int]] = []     # (event, earliest cycle to resume)
+        self.waiters: list = []     # (Wakeup, earliest cycle to resume) or (callable, earliest)
 
     def expect_tx(self, nbytes: int) -> None:
         self.tx += nbytes
@@ -88,7 +88,10 @@ class MBarrier:
                 now = self.env.now
                 waiters, self.waiters = self.waiters, []
                 for ev, earliest in waiters:
-                    ev.at(max(self.done_at, earliest) - now, late=self.done_at > earliest)
+                    if ev.__class__ is Wakeup:
+                        ev.at(max(self.done_at, earliest) - now, late=self.done_at > earliest)
+                    else:
+                        ev()                  # a thread that runs at once on the posted completion
 
     def ready_at(self, parity: int) -> int | None:
         """The cycle the phase of this parity completed (or will complete: its arrivals are all posted),

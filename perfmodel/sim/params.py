@@ -6,6 +6,7 @@ complete_tx) -> tensor core (operands read from SMEM) -> accumulators (registers
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -167,6 +168,19 @@ def l2_bytes_per_sm_clock(hw: HardwareSpec, clock_hz: float) -> float:
     return l2.bandwidth_bytes_per_clock * (l2.bandwidth_clock_hz / clock_hz) ** (1.0 - l2.sm_clock_scaling)
 
 
+def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule) -> dict:
+    """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock."""
+    return {"l2_bytes_per_clock": l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms,
+            "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms}
+
+
+def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
+    """The same inputs at another SM clock (equal to build_inputs at that clock, without recomputing the
+    schedule, the traffic and the per-stage quantities)."""
+    params = dataclasses.replace(inputs.params, **_memory_shares(hw, clock_hz, inputs.schedule))
+    return ModelInputs(params, inputs.schedule, inputs.traffic)
+
+
 def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
     sched = make_schedule(problem, cfg, hw)
     traf = traffic(problem, cfg, hw, sched)
@@ -202,8 +216,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         hbm_bytes_per_stage=traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters),
         tma_bytes_per_clock=hw.tma.bytes_per_clock_per_sm,
-        l2_bytes_per_clock=l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms,
-        hbm_bytes_per_clock=hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
+        **_memory_shares(hw, clock_hz, sched),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,
@@ -219,5 +232,5 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     return ModelInputs(params, sched, traf)
 
 
-__all__ = ["SimParams", "ModelInputs", "build_inputs", "mma_instruction", "wgmma_latency_cycles",
+__all__ = ["SimParams", "ModelInputs", "at_clock", "build_inputs", "mma_instruction", "wgmma_latency_cycles",
            "conflict_ways", "smem_read_cycles", "half_datapath"]

@@ -84,7 +84,9 @@ class SmSim:
         self.event_budget = 64 * n_tiles * k_iters * (p.issuers + 2) + 10000
         workers = 1 if p.tmem else p.issuers
         self._first = {"mma_left": workers * k_iters if not p.tmem else k_iters, "epi_left": workers,
-                       "ok": True, "end": 0.0, "stall_empty": 0.0, "snaps": {}}
+                       "ok": True, "end": 0.0, "stall_empty": 0.0, "stalls": 0.0, "snaps": {}}
+        self._it, self._free = 0, 0      # the producer's next load and the cycle its last issue is done
+        self._stalls: deque = deque()    # its empty-barrier waits: (cycle it ended, cycles, first tile's)
 
     # ------------------------------------------------------------------ helpers
     def counters(self) -> tuple:
@@ -138,6 +140,7 @@ class SmSim:
 
     def _mark(self, tile: int, k: int) -> None:
         if self.marks is None or (tile, k) in self.marks:
+            self._stalls_until(self.env.now)
             counters = self.counters()
             self.snapshots[(tile, k)] = (float(self.env.now), counters)
             if tile == 0:                    # the producer's stalls for the first tile's stages only
@@ -163,27 +166,32 @@ class SmSim:
         return SimTrace(f["end"], counters, f["snaps"], [], "", 0)
 
     # ------------------------------------------------------------------ processes
-    def producer(self):
-        """TMA producer: per stage wait empty, arrive.expect_tx, issue the boxes; the stage's full
-        barrier completes when the last byte lands (L2/HBM share and TMA rate, plus latency)."""
-        p, env, S, rec = self.p, self.env, self.p.stages, self.rec
-        keep, tx, free = rec.keep, p.stage_tx_bytes, 0      # free: cycle its last issue is done
+    def produce(self) -> None:
+        """TMA producer thread: per stage wait empty, arrive.expect_tx, issue the boxes; the stage's full
+        barrier completes when the last byte lands (L2/HBM share and TMA rate, plus latency). It is the
+        only user of its TMA, L2 and HBM servers and its timing is explicit (issue at max(stage free,
+        previous issue done)), so it runs as soon as the release that frees its next stage is posted,
+        with no event of its own, and issues ahead while stages are free."""
+        p, S, rec = self.p, self.p.stages, self.rec
+        keep, tx, free = rec.keep, p.stage_tx_bytes, self._free
         l2, hbm, tma, lat = self.l2, self.hbm, self.tma, p.tma_latency_cycles
-        last_first = self.k_iters - 1
-        for it in range(self.n_tiles * self.k_iters):
+        last_first, first_stalls = self.k_iters - 1, self._first["stalls"]
+        for it in range(self._it, self.n_tiles * self.k_iters):
             s = it % S
-            bar, parity = self.empty[s], ((it // S) & 1) ^ 1
-            done = bar.ready_at(parity)
-            if done is None or done > free:                  # the stage is not free by then: sleep
-                self.events += 1
-                yield bar.wait(parity, free)
-                stall = self._waited("TMA producer", bar, free, "wait_empty")
-                rec.stall_empty += stall
+            bar = self.empty[s]
+            done = bar.ready_at(((it // S) & 1) ^ 1)
+            if done is None:                                 # resumes when the last release is posted
+                self._it, self._free, self._first["stalls"] = it, free, first_stalls
+                bar.waiters.append((self.produce, free))
+                return
+            start = free
+            if done > free:                                  # waited for the stage from `free` on
+                start = done
+                self._stalls.append((done, done - free, it <= last_first))
                 if it <= last_first:
-                    self._first["stall_empty"] += stall
-                start = env.now
-            else:
-                start = free                                 # free in time: issue ahead, no event
+                    first_stalls += done - free
+                if keep:
+                    rec.span("TMA producer", f"wait {bar.name}", free, done, "wait_empty")
             t_req = start + p.wait_cycles + p.tma_issue_cycles
             land = l2.reserve(t_req, p.l2_bytes_per_stage)
             h = hbm.reserve(t_req, p.hbm_bytes_per_stage)
@@ -197,7 +205,17 @@ class SmSim:
             self.full[s].post_tx(tx, start + _up(land - start))
             free = start + _up(t_req - start)
             if it == last_first:
-                self._first["load"] = (tma.busy, l2.busy, hbm.busy, rec.stall_empty)
+                self._first["load"] = (tma.busy, l2.busy, hbm.busy, first_stalls)
+        self._it, self._free, self._first["stalls"] = self.n_tiles * self.k_iters, free, first_stalls
+
+    def _stalls_until(self, now: float) -> None:
+        """Count the producer's empty-barrier waits that ended before cycle ``now``."""
+        q, rec = self._stalls, self.rec
+        while q and q[0][0] < now:
+            _, amount, first = q.popleft()
+            rec.stall_empty += amount
+            if first:
+                self._first["stall_empty"] += amount
 
     def wgmma_consumer(self, c: int):
         """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
@@ -315,7 +333,7 @@ class SmSim:
 
     def run(self, limit_cycles: float) -> SimTrace:
         env, p = self.env, self.p
-        env.process(self.producer())
+        self.produce()
         if p.tmem:
             env.process(self.tcgen05_issuer())
             env.process(self.tmem_epilogue())
@@ -329,6 +347,7 @@ class SmSim:
             reason = self._run_guarded(limit_cycles)
         except DeadlockError as exc:
             reason = str(exc)
+        self._stalls_until(float("inf"))
         if not reason and self.done_workers < workers:
             waiting = [b.name for b in self.full + self.empty + self.acc_full + self.acc_empty if b.waiters]
             reason = (f"pipeline stalled at cycle {env.now:.0f}: every process waits and nobody can arrive on "
