@@ -59,39 +59,55 @@ class MBarrier:
 
     def complete_tx(self, nbytes: int, at: int | None = None) -> None:
         self.tx -= nbytes
-        self._post(at)
+        t = self.env.now if at is None else at
+        if t > self.latest:
+            self.latest = t
+        if self.pending == 0 and self.tx == 0:
+            self._complete()
 
     def arrive(self, n: int = 1, at: int | None = None) -> None:
         self.pending -= n
         if self.pending < 0:
             raise DeadlockError(f"{self.name}: more arrivals than the count {self.count}")
-        self._post(at)
+        t = self.env.now if at is None else at
+        if t > self.latest:
+            self.latest = t
+        if self.pending == 0 and self.tx == 0:
+            self._complete()
 
     def arrive_expect_tx(self, nbytes: int) -> None:
         self.expect_tx(nbytes)
         self.arrive()
 
     def post_tx(self, nbytes: int, at: int) -> None:
-        """A TMA load: arrive.expect_tx now, its complete_tx posted for the cycle its bytes land."""
-        self.arrive_expect_tx(nbytes)
-        self.complete_tx(nbytes, at=at)
-
-    def _post(self, at: int | None) -> None:
-        t = self.env.now if at is None else at
+        """A TMA load: arrive.expect_tx(nbytes) now and its complete_tx posted for the cycle ``at`` its
+        bytes land (at >= now)."""
+        if nbytes <= 0 or self.tx + nbytes > TX_COUNT_MAX:
+            self.arrive_expect_tx(nbytes)             # the general path (and its tx-count error)
+            self.complete_tx(nbytes, at=at)
+            return
+        self.pending -= 1
+        if self.pending < 0:
+            raise DeadlockError(f"{self.name}: more arrivals than the count {self.count}")
+        now = self.env.now
+        t = at if at > now else now
         if t > self.latest:
             self.latest = t
         if self.pending == 0 and self.tx == 0:
-            self.phase += 1
-            self.pending = self.count
-            self.done_at = self.latest
-            if self.waiters:
-                now = self.env.now
-                waiters, self.waiters = self.waiters, []
-                for ev, earliest in waiters:
-                    if ev.__class__ is Wakeup:
-                        ev.at(max(self.done_at, earliest) - now, late=self.done_at > earliest)
-                    else:
-                        ev()                  # a thread that runs at once on the posted completion
+            self._complete()
+
+    def _complete(self) -> None:
+        self.phase += 1
+        self.pending = self.count
+        self.done_at = done = self.latest
+        if self.waiters:
+            now = self.env.now
+            waiters, self.waiters = self.waiters, []
+            for ev, earliest in waiters:
+                if ev.__class__ is Wakeup:
+                    ev.at((done if done > earliest else earliest) - now, late=done > earliest)
+                else:
+                    ev()                  # a thread that runs at once on the posted completion
 
     def ready_at(self, parity: int) -> int | None:
         """The cycle the phase of this parity completed (or will complete: its arrivals are all posted),
@@ -130,7 +146,7 @@ class Server:
         if amount <= 0:
             return t
         dur = amount / self.rate
-        start = max(t, self.free_at)
+        start = t if t > self.free_at else self.free_at
         self.free_at = start + dur
         self.busy += dur
         return self.free_at
@@ -152,8 +168,14 @@ class SharedServer(Server):
         if amount <= 0:
             return t
         self.busy += amount / self.rate
-        tokens = min(self.depth, self.tokens + (t - self.t_tokens) * self.rate) if t > self.t_tokens else self.tokens
-        start = max(t, self.t_tokens)
+        t_tokens = self.t_tokens
+        if t > t_tokens:
+            tokens = self.tokens + (t - t_tokens) * self.rate
+            if tokens > self.depth:
+                tokens = self.depth
+            start = t
+        else:
+            tokens, start = self.tokens, t_tokens
         if tokens >= amount:
             self.tokens, self.t_tokens = tokens - amount, start
             return start

@@ -138,18 +138,17 @@ class SmSim:
             first["ok"] = False
         return done
 
-    def _mark(self, tile: int, k: int) -> None:
+    def _mark(self, tile: int, k: int, now: int) -> None:
         if self.marks is None or (tile, k) in self.marks:
-            self._stalls_until(self.env.now)
+            self._stalls_until(now)
             counters = self.counters()
-            self.snapshots[(tile, k)] = (float(self.env.now), counters)
+            self.snapshots[(tile, k)] = (float(now), counters)
             if tile == 0:                    # the producer's stalls for the first tile's stages only
-                self._first["snaps"][(0, k)] = (float(self.env.now), counters[:7] + (
+                self._first["snaps"][(0, k)] = (float(now), counters[:7] + (
                     self._first["stall_empty"],) + counters[8:])
 
-    def _waited(self, row: str, bar: MBarrier, since: int, kind: str) -> int:
-        """Cycles a wait that began at ``since`` lasted (the process now runs at env.now)."""
-        now = self.env.now
+    def _waited(self, row: str, bar: MBarrier, since: int, now: int, kind: str) -> int:
+        """Cycles a wait that began at ``since`` and ended at ``now`` lasted."""
         if now <= since:
             return 0
         if self.rec.keep:
@@ -176,15 +175,17 @@ class SmSim:
         keep, tx, free = rec.keep, p.stage_tx_bytes, self._free
         l2, hbm, tma, lat = self.l2, self.hbm, self.tma, p.tma_latency_cycles
         last_first, first_stalls = self.k_iters - 1, self._first["stalls"]
-        for it in range(self._it, self.n_tiles * self.k_iters):
+        empty, full_bars, k_iters = self.empty, self.full, self.k_iters
+        wait, issue = p.wait_cycles, p.tma_issue_cycles
+        l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
+        for it in range(self._it, self.n_tiles * k_iters):
             s = it % S
-            bar = self.empty[s]
-            done = bar.ready_at(((it // S) & 1) ^ 1)
-            if done is None:                                 # resumes when the last release is posted
+            bar = empty[s]
+            if (bar.phase & 1) == ((it // S) & 1) ^ 1:         # the release that frees it is not posted
                 self._it, self._free, self._first["stalls"] = it, free, first_stalls
-                bar.waiters.append((self.produce, free))
+                bar.waiters.append((self.produce, free))      # resumes when it is
                 return
-            start = free
+            done, start = bar.done_at, free
             if done > free:                                  # waited for the stage from `free` on
                 start = done
                 self._stalls.append((done, done - free, it <= last_first))
@@ -192,21 +193,22 @@ class SmSim:
                     first_stalls += done - free
                 if keep:
                     rec.span("TMA producer", f"wait {bar.name}", free, done, "wait_empty")
-            t_req = start + p.wait_cycles + p.tma_issue_cycles
-            land = l2.reserve(t_req, p.l2_bytes_per_stage)
-            h = hbm.reserve(t_req, p.hbm_bytes_per_stage)
-            m = tma.reserve(t_req, p.stage_smem_bytes)
-            land = (land if land > h else h) if (land if land > h else h) > m else m
-            land += lat
+            t_req = start + wait + issue
+            land = l2.reserve(t_req, l2_b)
+            h = hbm.reserve(t_req, hbm_b)
+            if h > land:
+                land = h
+            m = tma.reserve(t_req, smem_b)
+            land = (land if land > m else m) + lat
             if keep:
-                tile, k = divmod(it, self.k_iters)
-                rec.span("TMA producer", f"issue t{tile} k{k}", start + p.wait_cycles, t_req, "tma_issue")
+                tile, k = divmod(it, k_iters)
+                rec.span("TMA producer", f"issue t{tile} k{k}", start + wait, t_req, "tma_issue")
                 rec.span(f"stage {s} load", f"t{tile} k{k}", t_req, land, "tma_load")
-            self.full[s].post_tx(tx, start + _up(land - start))
+            full_bars[s].post_tx(tx, start + _up(land - start))
             free = start + _up(t_req - start)
             if it == last_first:
                 self._first["load"] = (tma.busy, l2.busy, hbm.busy, first_stalls)
-        self._it, self._free, self._first["stalls"] = self.n_tiles * self.k_iters, free, first_stalls
+        self._it, self._free, self._first["stalls"] = self.n_tiles * k_iters, free, first_stalls
 
     def _stalls_until(self, now: float) -> None:
         """Count the producer's empty-barrier waits that ended before cycle ``now``."""
@@ -219,23 +221,28 @@ class SmSim:
 
     def wgmma_consumer(self, c: int):
         """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
-        p, env, S, n = self.p, self.env, self.p.stages, self.p.instr_per_stage
-        row, full_bars, empty = f"MMA wg{c}", self.full, self.empty
+        p, S, n = self.p, self.p.stages, self.p.instr_per_stage
+        row, full_bars, empty, ahead = f"MMA wg{c}", self.full, self.empty, p.issuers == 1
         issue, depth = n * p.issue_overhead_cycles, p.wait_depth
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
         for tile in range(self.n_tiles):
             pending: deque = deque()
             for k in range(self.k_iters):
                 s = it % S
-                ev = full_bars[s].wait((it // S) & 1, free)
-                if ev is not None:
-                    self.events += 1
-                    yield ev
-                now = env.now
-                waited = self._waited(row, full_bars[s], free, "wait_full") if now > free else 0
+                bar, parity = full_bars[s], (it // S) & 1
+                done = bar.ready_at(parity) if ahead else None
+                if done is not None:
+                    now = done if done > free else free
+                else:
+                    ev = bar.wait(parity, free)
+                    if ev is not None:
+                        self.events += 1
+                        yield ev
+                    now = self.env.now
+                waited = self._waited(row, bar, free, now, "wait_full") if now > free else 0
                 t0 = now + p.wait_cycles
                 pending.append((s, self._mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
-                self._mark(tile, k)
+                self._mark(tile, k, now)
                 nxt = t0 + issue
                 release = []
                 while len(pending) > depth:
@@ -251,57 +258,65 @@ class SmSim:
                 free += _up(max(d for _, d in pending) - free)
                 for s_old, _ in pending:
                     empty[s_old].arrive(at=free)
-            if free > env.now:                            # the store path is shared: be there in order
+            if not ahead and free > self.env.now:         # a shared store path: be there in order
                 self.events += 1
-                yield env.timeout(free - env.now)
+                yield self.env.timeout(free - self.env.now)
             t0, free = free, self._store(tile, free, p.epi_bytes_per_worker)
             self.rec.span(f"Epilogue wg{c}", f"t{tile} store", t0, free, "epilogue")
         self._finish(free)
 
+    def _ready(self, bar: MBarrier, parity: int, free: int):
+        """For a process that is the only user of what it touches: the cycle it resumes at (bar's phase
+        complete and ``free`` reached) when bar's completion is posted, else the event to wait on."""
+        done = bar.ready_at(parity)
+        if done is not None:
+            return done if done > free else free
+        self.events += 1
+        return bar.wait(parity, free)
+
     def tcgen05_issuer(self):
-        """sm_100a MMA thread: per tile take an accumulator buffer, per stage wait full, issue, commit."""
-        p, env, S, n = self.p, self.env, self.p.stages, self.p.instr_per_stage
+        """sm_100a MMA thread: per tile take an accumulator buffer, per stage wait full, issue, commit.
+        The only user of the tensor core: runs ahead of simulated time while its inputs are posted."""
+        p, S, n = self.p, self.p.stages, self.p.instr_per_stage
         row, it, nacc, free = "MMA (tcgen05)", 0, max(p.acc_buffers, 1), 0
         full_bars, empty, issue, last = self.full, self.empty, n * p.issue_overhead_cycles, self.k_iters - 1
         for tile in range(self.n_tiles):
             b = tile % nacc
-            ev = self.acc_empty[b].wait(((tile // nacc) & 1) ^ 1, free)
-            if ev is not None:
-                self.events += 1
-                yield ev
-            acc_wait = self._waited(row, self.acc_empty[b], free, "wait_epilogue")
-            free = env.now
+            now = self._ready(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, free)
+            if isinstance(now, simpy.Event):
+                yield now
+                now = self.env.now
+            acc_wait = self._waited(row, self.acc_empty[b], free, now, "wait_epilogue")
+            free = now
             for k in range(self.k_iters):
                 s = it % S
-                ev = full_bars[s].wait((it // S) & 1, free)
-                if ev is not None:
-                    self.events += 1
-                    yield ev
-                now = env.now
-                waited = self._waited(row, full_bars[s], free, "wait_full") if now > free else 0
+                now = self._ready(full_bars[s], (it // S) & 1, free)
+                if isinstance(now, simpy.Event):
+                    yield now
+                    now = self.env.now
+                waited = self._waited(row, full_bars[s], free, now, "wait_full") if now > free else 0
                 t0 = now + p.wait_cycles
                 done = self._mma(tile, k, t0, row, waited, k == 0 and acc_wait > 0)
                 commit = now + _up(done - now)
                 empty[s].arrive(at=commit)                    # tcgen05.commit -> empty[s]
                 if k == last:
                     self.acc_full[b].arrive(at=commit)        # tcgen05.commit -> acc_full[b]
-                self._mark(tile, k)
+                self._mark(tile, k, now)
                 free = now + _up(t0 + issue - now)
                 it += 1
 
     def tmem_epilogue(self):
-        """sm_100a epilogue warpgroups: wait acc_full, tcgen05.ld, release the buffer, convert+store
-        (their store path is their own: no need to be there in order)."""
-        p, env = self.p, self.env
+        """sm_100a epilogue warpgroups: wait acc_full, tcgen05.ld, release the buffer, convert+store.
+        The only user of its store path: runs ahead of simulated time while acc_full is posted."""
+        p = self.p
         nacc, free = max(p.acc_buffers, 1), 0
         for tile in range(self.n_tiles):
             b = tile % nacc
-            ev = self.acc_full[b].wait((tile // nacc) & 1, free)
-            if ev is not None:
-                self.events += 1
-                yield ev
-            self._waited("Epilogue", self.acc_full[b], free, "wait_acc")
-            now = env.now
+            now = self._ready(self.acc_full[b], (tile // nacc) & 1, free)
+            if isinstance(now, simpy.Event):
+                yield now
+                now = self.env.now
+            self._waited("Epilogue", self.acc_full[b], free, now, "wait_acc")
             t0 = now + p.wait_cycles
             ld_end = now + _up(t0 + p.acc_load_cycles - now)
             self.rec.span("Epilogue", f"t{tile} tcgen05.ld", t0, ld_end, "tmem_ld")
