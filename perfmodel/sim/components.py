@@ -200,4 +200,5 @@ class Recorder:
 
 def cycles(x: float) -> int:
     """Durations are whole cycles, rounded up."""
-    return max(int(math.ceil(x - 1e-9)), 0)
+    c = math.ceil(x - 1e-9)
+    return c if c > 0 else 0

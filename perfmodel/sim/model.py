@@ -179,7 +179,7 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
         return _deadlocked(tr.deadlock, details)
     tot = extrapolate(tr, p, n_sim, k_sim, tiles, period)
     repeat = 1 if p.persistent else p.waves       # non-persistent: every wave is a fresh one-tile CTA
-    tail = tail_delta(p, sched, k_sim, tr.first_tile)
+    tail = tail_delta(p, sched, k_sim, tr if n_sim == 1 else tr.first_tile)
     tot = [v * repeat + d for v, d in zip(tot, tail)]
     total = tot[0]
     vals = dict(zip(COUNTER_NAMES, tot[1:]))

@@ -7,18 +7,23 @@ accumulators in registers, no overlap with their next mainloop; sm_100a: epilogu
 TMEM with tcgen05.ld, double-buffered through acc_full/acc_empty barriers so it overlaps the next
 tile). Peers in a cluster or CTA pair are symmetric: their multicast bytes and commit arrivals are
 mirrored at the same instant as this SM's own.
+
+Events. Every barrier arrival is posted with the cycle it happens at (mbarriers in components.py), so
+a wait is one SimPy event, and only where the order of two processes matters: several wgmma consumer
+warpgroups take turns at one tensor core and one store path, so each yields to reach its cycle there.
+A process that alone uses what it touches (the TMA producer, the tcgen05 issuer, the TMEM epilogue, a
+single consumer) computes its cycles from the posted ones and runs without events while its inputs
+are posted. The results are those of the one-event-per-step model (same cycles, same stalls).
 """
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections import deque
-from dataclasses import dataclass
 
 import simpy
 
-from .components import DeadlockError, MBarrier, Recorder, Server, SharedServer, Wakeup, cycles
+from .components import DeadlockError, MBarrier, Recorder, Server, SharedServer, cycles
 from .params import SimParams
+from .trace import FirstTile, SimTrace
 
 # Stall counters: "full_barrier" and "epilogue" are tensor-core idle cycles, each gap charged to what
 # kept the next MMA from issuing (its data not landed yet / the accumulator or consumers busy in the
@@ -27,36 +32,16 @@ COUNTER_NAMES = ("tensor_core", "smem", "tma", "l2", "hbm", "epilogue",
                  "full_barrier", "empty_barrier", "epilogue_stall")
 
 
-@dataclass(frozen=True)
-class SimTrace:
-    end_cycles: float
-    end_counters: tuple
-    snapshots: dict          # (tile, k) -> (time, counters) when the last issuer issued k-block k
-    intervals: list
-    deadlock: str            # "" or the reason
-    events: int
-    # the run of the first tile alone, as this run shows it: the first tile's work never waits behind a
-    # later tile's, so its loads, MMAs, stalls and stores are those of a one-tile run (None when a later
-    # tile's MMA or store came first). Its snapshots are the first tile's (tile 0 only).
-    first_tile: "SimTrace | None" = None
-
-
-_ceil = math.ceil
-
-
-def _up(x: float) -> int:
-    """cycles(x) inlined: whole cycles, rounded up, never negative."""
-    c = _ceil(x - 1e-9)
-    return c if c > 0 else 0
-
-
 class SmSim:
     """One SM's processes. Barrier arrivals are posted with the cycle they happen at (a TMA load's
     complete_tx when its bytes land, a consumer's release when its wait_group returns, a
     tcgen05.commit when its MMAs complete), so every wait is a single event that resumes the waiter at
     the completion cycle. A process yields only to reach the cycle where it next touches something
-    other processes share (the tensor core, the epilogue store path); the producer, the only user of
-    its TMA, L2 and HBM servers, issues ahead without yielding while the ring has free stages."""
+    other processes share (the tensor core and the store path of several wgmma consumers); the
+    producer, the only user of its TMA, L2 and HBM servers, is a thread run by the release that frees
+    its next stage and issues ahead while the ring has free stages. Its empty-barrier waits are counted
+    at the cycle they end; a snapshot taken at that very cycle does not see them yet (a woken producer
+    ran after the issuer that took it)."""
 
     def __init__(self, p: SimParams, n_tiles: int, k_iters: int, record: bool = False, marks=None):
         self.p, self.n_tiles, self.k_iters = p, n_tiles, k_iters
@@ -83,8 +68,7 @@ class SmSim:
         self.events = 0
         self.event_budget = 64 * n_tiles * k_iters * (p.issuers + 2) + 10000
         workers = 1 if p.tmem else p.issuers
-        self._first = {"mma_left": workers * k_iters if not p.tmem else k_iters, "epi_left": workers,
-                       "ok": True, "end": 0.0, "stall_empty": 0.0, "stalls": 0.0, "snaps": {}}
+        self.first = FirstTile(mma_left=workers * k_iters, stores_left=workers)
         self._it, self._free = 0, 0      # the producer's next load and the cycle its last issue is done
         self._stalls: deque = deque()    # its empty-barrier waits: (cycle it ended, cycles, first tile's)
 
@@ -115,37 +99,24 @@ class SmSim:
         done = start + (n - 1) * occ + (occ if occ > p.mma_latency_floor else p.mma_latency_floor)
         if rec.keep:
             rec.span(row, f"t{tile} k{k}", start, done, "mma")
-        first = self._first
-        if tile == 0:
-            first["mma_left"] -= 1
-            if first["mma_left"] == 0:
-                first["mma"] = (self.math_busy, self.smem_busy, rec.stall_full, rec.stall_epilogue)
-        elif first["mma_left"]:
-            first["ok"] = False
+        if self.first.mma_left and self.first.last_mma(tile):
+            self.first.mma = (self.math_busy, self.smem_busy, rec.stall_full, rec.stall_epilogue)
         return done
 
     def _store(self, tile: int, t: int, nbytes: float) -> int:
         """Epilogue store from cycle t; returns the cycle it is done."""
         end = self.epi.reserve(t, nbytes)
-        done = t + _up(end - t)
-        first = self._first
-        if tile == 0:
-            first["epi_left"] -= 1
-            first["end"] = max(first["end"], done)
-            if first["epi_left"] == 0:
-                first["epi"] = self.epi.busy
-        elif first["epi_left"]:
-            first["ok"] = False
+        done = t + cycles(end - t)
+        self.first.stored(tile, done, self.epi.busy)
         return done
 
     def _mark(self, tile: int, k: int, now: int) -> None:
-        if self.marks is None or (tile, k) in self.marks:
-            self._stalls_until(now)
-            counters = self.counters()
-            self.snapshots[(tile, k)] = (float(now), counters)
-            if tile == 0:                    # the producer's stalls for the first tile's stages only
-                self._first["snaps"][(0, k)] = (float(now), counters[:7] + (
-                    self._first["stall_empty"],) + counters[8:])
+        """Snapshot (time, counters) as the last issuer issues k-block k of this tile."""
+        self._stalls_until(now)
+        counters = self.counters()
+        self.snapshots[(tile, k)] = (float(now), counters)
+        if tile == 0:
+            self.first.snapshot(k, float(now), counters)
 
     def _waited(self, row: str, bar: MBarrier, since: int, now: int, kind: str) -> int:
         """Cycles a wait that began at ``since`` and ended at ``now`` lasted."""
@@ -154,15 +125,6 @@ class SmSim:
         if self.rec.keep:
             self.rec.span(row, f"wait {bar.name}", since, now, kind)
         return now - since
-
-    def first_tile(self) -> SimTrace | None:
-        f = self._first
-        if not f["ok"] or "mma" not in f or "epi" not in f or "load" not in f:
-            return None
-        math_busy, smem_busy, s_full, s_epi = f["mma"]
-        tma, l2, hbm, s_empty = f["load"]
-        counters = (math_busy, smem_busy, tma, l2, hbm, f["epi"], s_full, s_empty, s_epi)
-        return SimTrace(f["end"], counters, f["snaps"], [], "", 0)
 
     # ------------------------------------------------------------------ processes
     def produce(self) -> None:
@@ -174,7 +136,7 @@ class SmSim:
         p, S, rec = self.p, self.p.stages, self.rec
         keep, tx, free = rec.keep, p.stage_tx_bytes, self._free
         l2, hbm, tma, lat = self.l2, self.hbm, self.tma, p.tma_latency_cycles
-        last_first, first_stalls = self.k_iters - 1, self._first["stalls"]
+        last_first, first_stalls = self.k_iters - 1, self.first.load_stalls
         empty, full_bars, k_iters = self.empty, self.full, self.k_iters
         wait, issue = p.wait_cycles, p.tma_issue_cycles
         l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
@@ -182,7 +144,7 @@ class SmSim:
             s = it % S
             bar = empty[s]
             if (bar.phase & 1) == ((it // S) & 1) ^ 1:         # the release that frees it is not posted
-                self._it, self._free, self._first["stalls"] = it, free, first_stalls
+                self._it, self._free, self.first.load_stalls = it, free, first_stalls
                 bar.waiters.append((self.produce, free))      # resumes when it is
                 return
             done, start = bar.done_at, free
@@ -204,11 +166,11 @@ class SmSim:
                 tile, k = divmod(it, k_iters)
                 rec.span("TMA producer", f"issue t{tile} k{k}", start + wait, t_req, "tma_issue")
                 rec.span(f"stage {s} load", f"t{tile} k{k}", t_req, land, "tma_load")
-            full_bars[s].post_tx(tx, start + _up(land - start))
-            free = start + _up(t_req - start)
+            full_bars[s].post_tx(tx, start + cycles(land - start))
+            free = start + cycles(t_req - start)
             if it == last_first:
-                self._first["load"] = (tma.busy, l2.busy, hbm.busy, first_stalls)
-        self._it, self._free, self._first["stalls"] = self.n_tiles * k_iters, free, first_stalls
+                self.first.loads = (tma.busy, l2.busy, hbm.busy, first_stalls)
+        self._it, self._free, self.first.load_stalls = self.n_tiles * k_iters, free, first_stalls
 
     def _stalls_until(self, now: float) -> None:
         """Count the producer's empty-barrier waits that ended before cycle ``now``."""
@@ -217,12 +179,12 @@ class SmSim:
             _, amount, first = q.popleft()
             rec.stall_empty += amount
             if first:
-                self._first["stall_empty"] += amount
+                self.first.stall_empty += amount
 
     def wgmma_consumer(self, c: int):
         """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
-        row, full_bars, empty, ahead = f"MMA wg{c}", self.full, self.empty, p.issuers == 1
+        row, full_bars, empty, ahead, marks = f"MMA wg{c}", self.full, self.empty, p.issuers == 1, self.marks
         issue, depth = n * p.issue_overhead_cycles, p.wait_depth
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
         for tile in range(self.n_tiles):
@@ -242,7 +204,8 @@ class SmSim:
                 waited = self._waited(row, bar, free, now, "wait_full") if now > free else 0
                 t0 = now + p.wait_cycles
                 pending.append((s, self._mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
-                self._mark(tile, k, now)
+                if marks is None or (tile, k) in marks:
+                    self._mark(tile, k, now)
                 nxt = t0 + issue
                 release = []
                 while len(pending) > depth:
@@ -250,12 +213,12 @@ class SmSim:
                     if d_old > nxt:
                         nxt = d_old
                     release.append(s_old)
-                free = now + _up(nxt - now)
+                free = now + cycles(nxt - now)
                 for s_old in release:
                     empty[s_old].arrive(at=free)
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
-                free += _up(max(d for _, d in pending) - free)
+                free += cycles(max(d for _, d in pending) - free)
                 for s_old, _ in pending:
                     empty[s_old].arrive(at=free)
             if not ahead and free > self.env.now:         # a shared store path: be there in order
@@ -280,6 +243,7 @@ class SmSim:
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
         row, it, nacc, free = "MMA (tcgen05)", 0, max(p.acc_buffers, 1), 0
         full_bars, empty, issue, last = self.full, self.empty, n * p.issue_overhead_cycles, self.k_iters - 1
+        marks = self.marks
         for tile in range(self.n_tiles):
             b = tile % nacc
             now = self._ready(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, free)
@@ -297,12 +261,13 @@ class SmSim:
                 waited = self._waited(row, full_bars[s], free, now, "wait_full") if now > free else 0
                 t0 = now + p.wait_cycles
                 done = self._mma(tile, k, t0, row, waited, k == 0 and acc_wait > 0)
-                commit = now + _up(done - now)
+                commit = now + cycles(done - now)
                 empty[s].arrive(at=commit)                    # tcgen05.commit -> empty[s]
                 if k == last:
                     self.acc_full[b].arrive(at=commit)        # tcgen05.commit -> acc_full[b]
-                self._mark(tile, k, now)
-                free = now + _up(t0 + issue - now)
+                if marks is None or (tile, k) in marks:
+                    self._mark(tile, k, now)
+                free = now + cycles(t0 + issue - now)
                 it += 1
 
     def tmem_epilogue(self):
@@ -318,7 +283,7 @@ class SmSim:
                 now = self.env.now
             self._waited("Epilogue", self.acc_full[b], free, now, "wait_acc")
             t0 = now + p.wait_cycles
-            ld_end = now + _up(t0 + p.acc_load_cycles - now)
+            ld_end = now + cycles(t0 + p.acc_load_cycles - now)
             self.rec.span("Epilogue", f"t{tile} tcgen05.ld", t0, ld_end, "tmem_ld")
             self.acc_empty[b].arrive(at=ld_end)
             free = self._store(tile, ld_end, p.epi_bytes_per_worker)
@@ -367,9 +332,8 @@ class SmSim:
             waiting = [b.name for b in self.full + self.empty + self.acc_full + self.acc_empty if b.waiters]
             reason = (f"pipeline stalled at cycle {env.now:.0f}: every process waits and nobody can arrive on "
                       f"{', '.join(waiting) or 'any barrier'}")
-        first = None if reason or self.n_tiles == 1 else self.first_tile()
-        trace = SimTrace(self.end, self.counters(), self.snapshots, self.rec.intervals, reason, self.events, first)
-        return dataclasses.replace(trace, first_tile=trace) if self.n_tiles == 1 and not reason else trace
+        first = None if reason or self.n_tiles == 1 else self.first.trace()   # one tile: the run itself
+        return SimTrace(self.end, self.counters(), self.snapshots, self.rec.intervals, reason, self.events, first)
 
 
 def simulate(p: SimParams, n_tiles: int, k_iters: int, *, record: bool = False, marks=None) -> SimTrace:
