@@ -127,6 +127,7 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
                  res.utilization.get("l2", 0.0) if hw.l2.sm_clock_scaling < 1.0 else 0.0)
     if memory > CLOCK_RERUN_UTILIZATION:
         res = run_inputs(at_clock(inputs, hw, f), record_timeline=record_timeline, full=full)
+        res.details["sim_runs"] = 2                # the window at both clocks (cost, bench_predict)
     res.details["power_limited_clock_hz"] = f
     return f, res
 

@@ -228,3 +228,14 @@ def test_extrapolation_on_random_configurations():
             continue
         full = predict(problem, cfg, hw, full=True)
         assert window.time_s == pytest.approx(full.time_s, rel=0.01), (hw.name, problem.shape_name(), cfg.name)
+
+
+def test_inputs_at_another_clock_equal_inputs_built_at_that_clock():
+    """The power-limited rerun re-rates the memory shares instead of rebuilding every input."""
+    from perfmodel.sim.params import at_clock, build_inputs
+    hw = load_hardware("h100-sxm")
+    problem = make_problem("8192x8192x8192", "bf16")
+    cfg = derive(problem, hw, tile=(128, 256, 64), cluster=(2, 1)).config
+    base = build_inputs(problem, cfg, hw, hw.clock.sustained_tensor_hz)
+    for f in (1.2e9, hw.clock.boost_hz):
+        assert at_clock(base, hw, f) == build_inputs(problem, cfg, hw, f)

@@ -84,3 +84,71 @@ def test_extrapolation_equals_full_run_in_steady_state():
 def test_params_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         small().stages = 3
+
+
+# ---------------------------------------------------------------- event discipline (cost), same results
+def _window(gpu, shape, **knobs):
+    """A real configuration's params and its bounded window (tiles, k-blocks)."""
+    from perfmodel import derive, load_hardware, make_problem
+    from perfmodel.sim.model import window_k, window_tiles
+    from perfmodel.sim.params import build_inputs
+    hw = load_hardware(gpu)
+    problem = make_problem(shape, "bf16")
+    p = build_inputs(problem, derive(problem, hw, **knobs).config, hw, hw.clock.sustained_tensor_hz).params
+    k = window_k(p.stages, p.k_iters)
+    return p, window_tiles(p.stages, k, p.tiles_per_cta)[0], k
+
+
+WINDOWS = [("h100-sxm", "8192x8192x8192", dict(tile=(128, 256, 64))),
+           ("h100-sxm", "8192x8192x8192", dict(tile=(64, 128, 64))),                 # one consumer
+           ("h200", "8192x8192x4096", dict(tile=(192, 128, 64), consumers=3)),
+           ("b200", "8192x8192x8192", dict(tile=(128, 256, 64), cta_group=2, cluster=(2, 1))),
+           ("b200", "8192x8192x2048", dict(tile=(128, 128, 64), cta_group=1, cluster=(1, 1), acc_buffers=1))]
+
+
+@pytest.mark.parametrize("gpu,shape,knobs", WINDOWS)
+def test_one_event_per_wait_at_most(gpu, shape, knobs):
+    """Posted arrivals make every wait one event; only several consumers sharing the tensor core and
+    the store path take any (one per k-block and one per tile each, at most)."""
+    p, n, k = _window(gpu, shape, **knobs)
+    trace = simulate(p, n, k)
+    if p.tmem or p.issuers == 1:
+        assert trace.events <= 2 * n
+    else:
+        assert trace.events <= p.issuers * (n * k + n)
+
+
+@pytest.mark.parametrize("gpu,shape,knobs", WINDOWS)
+def test_running_ahead_changes_nothing(gpu, shape, knobs):
+    """A process that alone uses what it touches may run ahead of simulated time: the cycles, the
+    stalls, the snapshots' times and the timeline are those of every process yielding to each cycle."""
+    p, n, k = _window(gpu, shape, **knobs)
+    a, b = simulate(p, n, k, record=True), simulate(p, n, k, record=True, run_ahead=False)
+
+    def seen(tr):
+        return (tr.end_cycles, tr.end_counters, sorted(tr.intervals),
+                {key: (t, c[6:]) for key, (t, c) in tr.snapshots.items()})
+    assert seen(a) == seen(b)
+
+
+@pytest.mark.parametrize("gpu,shape,knobs", WINDOWS)
+def test_first_tile_read_off_the_window_is_a_one_tile_run(gpu, shape, knobs):
+    """The wave-tail correction's full-share tile is read off the window's first tile: bitwise the
+    run of that tile alone, extrapolated alike."""
+    p, n, k = _window(gpu, shape, **knobs)
+    assert n > 1
+    window, alone = simulate(p, n, k), simulate(p, 1, k)
+    first = window.first_tile
+    assert first is not None
+    assert (first.end_cycles, first.end_counters) == (alone.end_cycles, alone.end_counters)
+    assert extrapolate(first, p, 1, k, 1) == extrapolate(alone, p, 1, k, 1)
+
+
+def test_snapshots_kept_only_where_extrapolation_reads():
+    from perfmodel.sim.model import marks, window_tiles
+    p = small(k_iters=40, tiles_per_cta=6, stages=3)
+    _, period = window_tiles(p.stages, 14, 6)
+    kept = simulate(p, 3, 14, marks=marks(3, 14, p, period))
+    every = simulate(p, 3, 14)
+    assert set(kept.snapshots) < set(every.snapshots)
+    assert extrapolate(kept, p, 3, 14, 6, period) == extrapolate(every, p, 3, 14, 6, period)

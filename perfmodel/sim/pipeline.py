@@ -43,8 +43,10 @@ class SmSim:
     at the cycle they end; a snapshot taken at that very cycle does not see them yet (a woken producer
     ran after the issuer that took it)."""
 
-    def __init__(self, p: SimParams, n_tiles: int, k_iters: int, record: bool = False, marks=None):
+    def __init__(self, p: SimParams, n_tiles: int, k_iters: int, record: bool = False, marks=None,
+                 run_ahead: bool = True):
         self.p, self.n_tiles, self.k_iters = p, n_tiles, k_iters
+        self.run_ahead = run_ahead       # False: every process yields to each cycle it acts at (tests)
         self.env = env = simpy.Environment()
         self.rec = Recorder(keep=record)
         s = p.stages
@@ -184,7 +186,8 @@ class SmSim:
     def wgmma_consumer(self, c: int):
         """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
-        row, full_bars, empty, ahead, marks = f"MMA wg{c}", self.full, self.empty, p.issuers == 1, self.marks
+        row, full_bars, empty, marks = f"MMA wg{c}", self.full, self.empty, self.marks
+        ahead = self.run_ahead and p.issuers == 1
         issue, depth = n * p.issue_overhead_cycles, p.wait_depth
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
         for tile in range(self.n_tiles):
@@ -231,11 +234,14 @@ class SmSim:
     def _ready(self, bar: MBarrier, parity: int, free: int):
         """For a process that is the only user of what it touches: the cycle it resumes at (bar's phase
         complete and ``free`` reached) when bar's completion is posted, else the event to wait on."""
-        done = bar.ready_at(parity)
+        done = bar.ready_at(parity) if self.run_ahead else None
         if done is not None:
             return done if done > free else free
+        ev = bar.wait(parity, free)
+        if ev is None:
+            return self.env.now
         self.events += 1
-        return bar.wait(parity, free)
+        return ev
 
     def tcgen05_issuer(self):
         """sm_100a MMA thread: per tile take an accumulator buffer, per stage wait full, issue, commit.
@@ -336,12 +342,13 @@ class SmSim:
         return SimTrace(self.end, self.counters(), self.snapshots, self.rec.intervals, reason, self.events, first)
 
 
-def simulate(p: SimParams, n_tiles: int, k_iters: int, *, record: bool = False, marks=None) -> SimTrace:
+def simulate(p: SimParams, n_tiles: int, k_iters: int, *, record: bool = False, marks=None,
+             run_ahead: bool = True) -> SimTrace:
     """Run one SM for n_tiles tiles of k_iters k-blocks each. ``marks``: the (tile, k) snapshots to keep
-    (default: all)."""
+    (default: all); ``run_ahead=False``: no process runs ahead of simulated time (same results)."""
     per_k = (p.issuers * p.instr_per_stage * p.instr_cycles + p.tma_issue_cycles + p.tma_latency_cycles
              + p.stage_smem_bytes / min(p.tma_bytes_per_clock, p.l2_bytes_per_clock, p.hbm_bytes_per_clock)
              + p.hbm_bytes_per_stage / p.hbm_bytes_per_clock + 4 * p.wait_cycles)
     per_tile = p.acc_load_cycles + p.out_bytes_per_tile / min(p.epi_bytes_per_clock, p.hbm_bytes_per_clock)
     limit = 4 * n_tiles * (k_iters * per_k + per_tile) + 100000
-    return SmSim(p, n_tiles, k_iters, record, marks).run(limit)
+    return SmSim(p, n_tiles, k_iters, record, marks, run_ahead).run(limit)
