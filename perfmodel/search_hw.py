@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol, Sequence
 import optuna
 from optuna.trial import TrialState
 
-from .config import KernelConfig
+from .config import KernelConfig, Raster
 from .errors import PerfmodelError
 from .legality import check
 from .stats import spearman
@@ -38,6 +38,8 @@ class MeasurementLike(Protocol):
     @property
     def valid(self) -> bool: ...
 
+
+TIE_REL = 0.005   # predictions this close are ties for choosing what to measure (below the GPU's noise)
 
 Runner = Callable[[Sequence[tuple[GemmProblem, KernelConfig]]], Sequence[MeasurementLike]]
 
@@ -61,18 +63,32 @@ def local_runner(gpu_spec: str, out_path: str | Path = DEFAULT_MEASUREMENTS) -> 
     return lambda pairs: validate(list(pairs), out_path, gpu=gpu_spec, identity=ident)
 
 
-def candidates(result: TuneResult, k: int) -> tuple[list[optuna.trial.FrozenTrial], int]:
+def _structure(cfg: KernelConfig) -> KernelConfig:
+    """The configuration with the tile order (raster, group size) blanked: candidates that differ only
+    there are one hardware question when the model ties them."""
+    return cfg.replace(raster=Raster.M, group_size=1)
+
+
+def candidates(result: TuneResult, k: int, *, tie_rel: float = TIE_REL) -> tuple[list[optuna.trial.FrozenTrial], int]:
     """The top ``k`` predicted trials that pass every rule, our kernel's included; and how many
-    better-predicted ones were skipped because our kernel cannot build them."""
-    chosen, skipped = [], 0
+    better-predicted ones were skipped because our kernel cannot build them.
+
+    The model often ties configurations that differ only in tile order (raster, group size). Measuring
+    eight of those spends the GPU on one question, so a trial is passed over while another with the
+    same structure and a prediction within ``tie_rel`` is already chosen (it stays in the study)."""
+    chosen, skipped, kept = [], 0, []
     for t in result.complete_trials():
         if len(chosen) == k:
             break
         cfg = KernelConfig.from_name(t.user_attrs["config_name"])
         if check(result.problem, cfg, result.hw):
             skipped += 1
-        else:
-            chosen.append(t)
+            continue
+        shape = _structure(cfg)
+        if any(s == shape and abs(t.value - v) <= tie_rel * max(v, 1e-9) for s, v in kept):
+            continue
+        chosen.append(t)
+        kept.append((shape, t.value))
     return chosen, skipped
 
 

@@ -13,7 +13,7 @@ import pytest
 from optuna.trial import TrialState
 
 import perfmodel.search as search
-from perfmodel import check, load_hardware, make_problem
+from perfmodel import KernelConfig, check, load_hardware, make_problem
 from perfmodel.cli import main
 from perfmodel.hardware import Arch
 from perfmodel.search import SearchError, default_study_name, tune
@@ -370,3 +370,20 @@ def test_rdb_trials_are_stored_whole_with_one_statement_for_their_parameters(tmp
     for t in fresh.get_trials(states=(TrialState.COMPLETE,)):
         assert {"pred_cycles", "bottleneck"} <= set(t.user_attrs)
     assert [t.params for t in fresh.trials] == [t.params for t in r.study.trials]
+
+
+def test_validate_top_measures_structures_not_tile_orders_the_model_ties():
+    """Configurations differing only in raster/group size with (near-)equal predictions are one
+    hardware question: the candidates are distinct structures; a real gap in prediction still counts."""
+    from perfmodel.search_hw import _structure, candidates
+    space = load_space(Arch.SM90A).narrow({
+        "tile_m": (128,), "tile_n": (128, 256), "tile_k_bytes": (128,), "mma_n_split": (1,), "stages": (4,),
+        "swizzle": ("128",), "cluster": ("1x1",), "multicast": (False,), "consumers": (2,), "persistent": (True,),
+        "raster": ("m", "n"), "group_size": (1, 8), "epilogue": ("tma",)})
+    r = tune(BF16, H100, n_trials=50, space=space, objective=fake_objective, kernel_rules=True)
+    assert len(r.complete_trials()) == 8                       # 2 tiles x 2 rasters x 2 group sizes
+    chosen, _ = candidates(r, 4)
+    structures = [_structure(KernelConfig.from_name(t.user_attrs["config_name"])) for t in chosen]
+    assert len(chosen) == 2 and len(set(structures)) == 2      # one per tile: the rest are ties
+    every, _ = candidates(r, 8, tie_rel=0.0)                   # no tolerance: only exact ties merge
+    assert len(every) == 8                                     # the fake's hash term separates them all

@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--our-kernel", action="store_true",
                    help="search only what perfmodel's own sm_90a kernel builds (its kernel-* rules too)")
     p.add_argument("--validate-top", type=int, default=0, metavar="K",
-                   help="run the top K that our kernel builds on this machine's GPU; compare with the predictions")
+                   help="search what our sm_90a kernel builds (implies --our-kernel), run the top K structurally distinct ones on this machine's GPU; compare with the predictions")
     p.add_argument("--measurements", default="perfmodel_measurements.jsonl", metavar="FILE",
                    help="JSONL dataset the --validate-top runs append to (reruns reuse it)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -74,7 +74,8 @@ def run(args) -> int:
     result = tune(problem, hw, n_trials=args.trials, target_trials=args.target, storage=storage,
                   study_name=args.study, sampler=args.sampler, seed=args.seed, space=space,
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
-                  heartbeat_interval_s=max(1, min(10, args.grace_period // 3)), kernel_rules=args.our_kernel)
+                  heartbeat_interval_s=max(1, min(10, args.grace_period // 3)),
+                  kernel_rules=args.our_kernel or bool(args.validate_top))   # measure only what our kernel builds
     validation = None
     if args.validate_top:
         from ..search_hw import validate_top
