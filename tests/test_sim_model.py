@@ -170,20 +170,48 @@ EXTRAPOLATION_CASES = [
 ]
 
 
+def _extrapolates(p) -> bool:
+    return p.details["sim_k_iters"] < p.details["k_iters"] or p.details["sim_tiles"] < p.details["tiles_per_cta"]
+
+
 def test_extrapolation_matches_full_simulation_within_one_percent():
-    worst, n = 0.0, 0
+    n = 0
     for gpu, shape, dtype, knobs in EXTRAPOLATION_CASES:
         window = pred(gpu, shape, dtype, **knobs)
         full = pred(gpu, shape, dtype, full=True, **knobs)
-        assert window.details["sim_k_iters"] < window.details["k_iters"] or \
-            window.details["sim_tiles"] < window.details["tiles_per_cta"], "case does not extrapolate"
         err = abs(window.time_s - full.time_s) / full.time_s
-        worst = max(worst, err)
         assert err <= 0.01, (gpu, shape, window.config_name, window.time_s, full.time_s)
         for unit, u in full.utilization.items():
             assert window.utilization[unit] == pytest.approx(u, abs=0.02), unit
-        n += 1
+        n += _extrapolates(window)      # the adaptive window may grow to a whole small kernel
     assert n >= 20
+
+
+# the worst cases of benchmarks/bench_extrapolation.py before the window was adaptive (2.6% to 5.2% off
+# a full simulation at the power-limited clock; the first from data/measurements/h100_smoke.jsonl): a tile that starts after an epilogue runs on token-bucket
+# credit for tens of k-blocks, the first tile periods differ from the steady one, or the tile period
+# drifts once the credit runs out
+PREVIOUSLY_FAILING = [
+    ("h100-sxm", "4096x4096x4096", "bf16", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s7_sw128-128_wg1_acc1_pm8_edir"),
+    ("h100-sxm", "4096x16384x2048", "bf16", "128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pn1_etma"),
+    ("h100-sxm", "4096x16384x2048", "bf16", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg1_acc1_pm8_etma"),
+    ("h200", "4096x16384x2048", "e4m3", "128x256x64_i64x256x32_cg1_cl1x1_mc0_s8_sw64-64_wg2_acc1_pm8_etma"),
+    ("h200", "8192x8192x1024", "e4m3", "128x128x128_i64x128x32_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma"),
+    ("h100-sxm", "8192x8192x8192", "e4m3", "128x256x128_i64x256x32_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma"),
+]
+
+
+@pytest.mark.parametrize("clock_hz", [None, 1.6e9])
+def test_window_settles_on_previously_failing_cases(clock_hz):
+    from perfmodel.config import KernelConfig
+    n = 0
+    for gpu, shape, dtype, name in PREVIOUSLY_FAILING:
+        hw, problem, cfg = load_hardware(gpu), make_problem(shape, dtype), KernelConfig.from_name(name)
+        window = predict(problem, cfg, hw, clock_hz=clock_hz)
+        full = predict(problem, cfg, hw, clock_hz=clock_hz, full=True)
+        assert window.time_s == pytest.approx(full.time_s, rel=0.01), (gpu, shape, name)
+        n += _extrapolates(window)      # some windows now grow to the whole kernel (512, 256 k-blocks)
+    assert n >= len(PREVIOUSLY_FAILING) - 2
 
 
 def _random_cases(n, seed):

@@ -10,7 +10,13 @@ of tile starts through the stage ring), and extends:
 
 applied alike to time and every counter. P (and D) are never taken below the steady demand of the
 busiest resource (a window still draining a full ring would otherwise look faster than the steady state).
-``full=True`` simulates every tile and k-block instead; tests hold the two within 1%.
+
+The window is adaptive (``simulate_window``): a tile that starts after an epilogue finds the ring
+full and the L2/HBM token bucket refilled, and runs faster than P for a while; and the first tile
+periods can differ from the steady one. So the window is grown (and simulated again) until the last
+tile's last k-blocks run at the first tile's period P and the last two tile periods agree, both within
+``STEADY_TOLERANCE``, or until it would exceed ``ADAPTIVE_KBLOCKS`` tile-k-blocks.
+``full=True`` simulates every tile and k-block instead (benchmarks/bench_extrapolation.py compares them).
 """
 from __future__ import annotations
 
@@ -28,6 +34,8 @@ from .pipeline import COUNTER_NAMES, SimTrace, simulate
 WINDOW_TILES = 3          # at least: a cold tile, then tile periods between steady tiles
 WINDOW_KBLOCKS = 160      # budget of simulated k-blocks when more tiles are needed to see a full period
 SATURATED = 0.85          # a unit busier than this is "the" bottleneck (classification only)
+STEADY_TOLERANCE = 0.002  # relative: the window is steady when its periods agree this closely
+ADAPTIVE_KBLOCKS = 640    # the adaptive window never grows beyond this many tile-k-blocks
 
 
 def window_k(stages: int, k_iters: int) -> int:
@@ -172,9 +180,11 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     if reason:
         return _deadlocked(reason, details)
     tiles = p.tiles_per_cta
-    k_sim = p.k_iters if full else window_k(p.stages, p.k_iters)
-    n_sim, period = (tiles, 1) if full else window_tiles(p.stages, k_sim, tiles)
-    tr = simulate(p, n_sim, k_sim, record=record_timeline, marks=None if full else marks(n_sim, k_sim, p, period))
+    if full:
+        n_sim, k_sim, period = tiles, p.k_iters, 1
+        tr = simulate(p, n_sim, k_sim, record=record_timeline)
+    else:
+        tr, n_sim, k_sim, period = simulate_window(p, tiles, record_timeline)
     if tr.deadlock:
         return _deadlocked(tr.deadlock, details)
     tot = extrapolate(tr, p, n_sim, k_sim, tiles, period)
@@ -211,12 +221,71 @@ def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
 
 
 def marks(n_sim: int, k_sim: int, p: SimParams, period: int = 1) -> frozenset:
-    """The (tile, k) snapshots ``extrapolate`` reads (the per-k span of the first tile, the tile period)."""
+    """The (tile, k) snapshots ``extrapolate`` reads (the per-k span of the first tile, the tile period)
+    and those ``steady`` reads (the same span in the last tile, the tile period before the last)."""
     kb = k_sim - 1
     ka = max(kb - k_span(p.stages), 0)
     last = n_sim - 1
-    back = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
-    return frozenset({(0, ka), (0, kb), (last, kb), (max(last - back, 0), kb)})
+    back = _back(n_sim, period)
+    return frozenset({(0, ka), (0, kb), (last, kb), (max(last - back, 0), kb),
+                      (last, ka), (max(last - 2 * back, 0), kb)})
+
+
+def _back(n_sim: int, period: int) -> int:
+    return max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
+
+
+def steady(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, period: int) -> tuple[bool, bool]:
+    """(K window long enough, tile count long enough). K: the last tile's last k-span runs at the first
+    tile's period (a tile that starts after an epilogue first runs on a full ring and a refilled token
+    bucket). Tiles: the last tile period equals the one before it (tile 0 is cold and never counted)
+    and is not below the busiest resource's steady demand."""
+    kb = k_sim - 1
+    ka = max(kb - k_span(p.stages), 0)
+    last = n_sim - 1
+    k_ok = k_sim >= p.k_iters or n_sim == 1 or kb == ka
+    if not k_ok:
+        first = tr.snapshots[(0, kb)][0] - tr.snapshots[(0, ka)][0]
+        later = tr.snapshots[(last, kb)][0] - tr.snapshots[(last, ka)][0]
+        k_ok = abs(later - first) <= STEADY_TOLERANCE * max(first, 1.0)
+    if n_sim >= tiles:
+        return k_ok, True
+    back = _back(n_sim, period)
+    if last - 2 * back < 1:
+        return k_ok, False
+    d1 = tr.snapshots[(last, kb)][0] - tr.snapshots[(last - back, kb)][0]
+    d0 = tr.snapshots[(last - back, kb)][0] - tr.snapshots[(last - 2 * back, kb)][0]
+    # a tile period below the busiest resource's demand lives on token-bucket credit, which runs out
+    below_demand = d1 < back * k_sim * _steady_demand(p) * (1.0 - STEADY_TOLERANCE)
+    return k_ok, not below_demand and abs(d1 - d0) <= STEADY_TOLERANCE * max(d1, 1.0)
+
+
+def simulate_window(p: SimParams, tiles: int, record: bool = False):
+    """The adaptive window -> (trace, n_sim, k_sim, period): start from window_k / window_tiles and grow
+    K (the extension doubled, congruent modulo the stages) or the tile count (by one tile period) until
+    ``steady`` holds or the next window would exceed ADAPTIVE_KBLOCKS tile-k-blocks."""
+    k_sim = window_k(p.stages, p.k_iters)
+    n_sim, period = window_tiles(p.stages, k_sim, tiles)
+    while True:
+        tr = simulate(p, n_sim, k_sim, record=record, marks=marks(n_sim, k_sim, p, period))
+        if tr.deadlock:
+            return tr, n_sim, k_sim, period
+        k_ok, t_ok = steady(tr, p, n_sim, k_sim, tiles, period)
+        n_next, k_next = n_sim, k_sim
+        if not k_ok:
+            k_next = _grow_k(p, k_sim)
+        elif not t_ok:
+            n_next = min(tiles, n_sim + max(1, period))
+        if (n_next, k_next) == (n_sim, k_sim) or n_next * k_next > ADAPTIVE_KBLOCKS:
+            return tr, n_sim, k_sim, period
+        n_sim, k_sim = n_next, k_next
+
+
+def _grow_k(p: SimParams, k_sim: int) -> int:
+    k = 2 * k_sim
+    if k >= p.k_iters:
+        return p.k_iters
+    return k + (p.k_iters - k) % p.stages
 
 
 def _one_tile(p: SimParams, k_sim: int, trace: SimTrace | None = None) -> list[float]:
