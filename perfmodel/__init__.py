@@ -15,3 +15,12 @@ __all__ = [
     "load_hardware", "make_problem",
     "Bottleneck", "Prediction", "predict", "predict_many",
 ]
+
+
+def __getattr__(name: str):
+    """``perfmodel.tune`` without importing Optuna on ``import perfmodel`` (the GPU-side measuring
+    path, ``perfmodel.measure``, must run with the standard library alone)."""
+    if name == "tune":
+        from .search import tune
+        return tune
+    raise AttributeError(f"module 'perfmodel' has no attribute {name!r}")

@@ -387,3 +387,9 @@ def test_validate_top_measures_structures_not_tile_orders_the_model_ties():
     assert len(chosen) == 2 and len(set(structures)) == 2      # one per tile: the rest are ties
     every, _ = candidates(r, 8, tie_rel=0.0)                   # no tolerance: only exact ties merge
     assert len(every) == 8                                     # the fake's hash term separates them all
+
+
+def test_perfmodel_tune_is_a_lazy_export():
+    code = ("import sys, perfmodel; assert 'optuna' not in sys.modules; "
+            "from perfmodel.search import tune; assert perfmodel.tune is tune")
+    subprocess.run([sys.executable, "-c", code], check=True)
