@@ -61,6 +61,8 @@ SM90_PARAMETERS = (
               why="sim/params.py: the direct epilogue's fragment stores"),
     Parameter("sync.epilogue_bytes_per_clock_per_sm", 8.0, 256.0, log=True,
               why="sim/params.py: the TMA-store epilogue (smem staging + TMA store)"),
+    Parameter("smem.write_port_share", 0.0, 1.0,
+              why="sim/params.py: share of TMA landing bytes that take MMA operand-read cycles"),
 )
 
 

@@ -87,6 +87,7 @@ class SmemSection:
     banks: int = _f(1, 128, int)
     bank_conflict_cycles_per_way: float = _f(0, 100)
     reserved_per_block_bytes: int = _f(0, 65536, int)   # driver/system reservation per CTA
+    write_port_share: float = _f(0, 1)   # fraction of SMEM write bytes (TMA landing, staging) taking read cycles
 
 
 @dataclass(frozen=True, kw_only=True)

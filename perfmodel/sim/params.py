@@ -198,11 +198,12 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     out_bytes = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
     sbytes = stage_bytes(problem, cfg)
     # SMEM banks serve TMA writes, MMA operand reads, tcgen05.cp of scale factors and (on sm_100a, where
-    # it overlaps the mainloop) the epilogue's staging alike: each instruction carries its share.
+    # it overlaps the mainloop) the epilogue's staging: each instruction carries its share of the writes,
+    # weighted by smem.write_port_share (1: writes take read cycles one for one; 0: a separate write path).
     writes = sbytes + scale_stage_bytes(problem, cfg)
     if sm100 and cfg.epilogue is Epilogue.TMA_STORE:
         writes += 2 * out_bytes / k_iters
-    smem_c = read_c + writes / (issuers * n_instr) / hw.smem.read_bytes_per_clock_per_sm
+    smem_c = read_c + hw.smem.write_port_share * writes / (issuers * n_instr) / hw.smem.read_bytes_per_clock_per_sm
     acc_bytes = cfg.tile_m * cfg.tile_n * problem.acc_dtype.bits / 8
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
