@@ -5,6 +5,7 @@ has no weight-stationary knob; with cta_group::2 it would be invalid for every k
 """
 from __future__ import annotations
 
+from ..config import mma_k_for
 from ..legality import Ctx, rule
 from ..problem import Major, MmaKind
 from ._common import SUB_BYTE, kind_name, types_name
@@ -27,16 +28,6 @@ def tcgen05_n_ok(kind: MmaKind, cta_group: int, n: int) -> bool:
         return n in (8, 16, 24, 32) or (48 <= n <= 256 and n % 16 == 0)
     step = 16 if cta_group == 2 else 8
     return step <= n <= 256 and n % step == 0
-
-
-def tcgen05_k(c: Ctx) -> int:
-    """K is implied by kind and sparsity: 32 bytes of operand (mxf4 kinds: 64 e2m1), doubled if sparse."""
-    kind = c.problem.kind
-    if kind in _MXF4_KINDS:
-        k = 64
-    else:
-        k = int(32 // c.problem.a_elem_bytes) if c.problem.a_elem_bytes > 0 else 0
-    return 2 * k if c.problem.sparse_a else k
 
 
 @rule("tcgen05-m", "PTX ISA 9.0 §9.7.16.2.1 (Table 41)",
@@ -75,7 +66,7 @@ def tcgen05_n(c: Ctx):
 def tcgen05_k_rule(c: Ctx):
     if not c.sm100:
         return
-    k = tcgen05_k(c)
+    k = mma_k_for(c.problem)   # K is implied by kind and sparsity (the same helper derive() uses)
     if c.cfg.mma_k != k:
         sp = " sparse" if c.problem.sparse_a else ""
         yield f"{kind_name(c)}{sp} ({types_name(c)}) has K={k}, got mma_k={c.cfg.mma_k} (K=96 needs sm_103a)"

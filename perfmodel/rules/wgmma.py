@@ -6,6 +6,7 @@ table (n240 and n256 legal; CUTLASS's SM90 GMMA atoms include 64x256x32 s8) and 
 """
 from __future__ import annotations
 
+from ..config import mma_k_for
 from ..legality import Ctx, rule
 from ..problem import Major, MmaKind
 from ._common import kind_name, positive, types_name
@@ -17,12 +18,6 @@ _N_INT8 = frozenset([8, 16, 24, 32] + list(range(48, 257, 16)))          # s8/u8
 
 def wgmma_n_set(kind: MmaKind) -> frozenset[int]:
     return _N_INT8 if kind is MmaKind.I8 else _N_FLOAT
-
-
-def wgmma_k(c: Ctx) -> int:
-    """Dense K is 32 bytes of the operand type (16 f16/bf16, 8 tf32, 32 fp8/int8); sparse doubles it."""
-    k = int(32 // c.problem.a_elem_bytes) if c.problem.a_elem_bytes > 0 else 0
-    return 2 * k if c.problem.sparse_a else k
 
 
 @rule("wgmma-m", "PTX ISA 9.0 §9.7.15.2",
@@ -48,7 +43,7 @@ def wgmma_n(c: Ctx):
 def wgmma_k_rule(c: Ctx):
     if not c.sm90 or c.problem.kind.block_scaled:
         return
-    k = wgmma_k(c)
+    k = mma_k_for(c.problem)   # 32 bytes of the operand type, doubled for sparse A
     if c.cfg.mma_k != k:
         sp = " sparse" if c.problem.sparse_a else ""
         yield f"wgmma{sp} with {types_name(c)} has K={k}, got mma_k={c.cfg.mma_k}"
