@@ -20,18 +20,13 @@ import platform
 import statistics
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import optuna
 
 from perfmodel import load_hardware, make_problem
-from perfmodel.config import KernelConfig
-from perfmodel.errors import PerfmodelError
-from perfmodel.measure import CUBLAS, read_dataset
-from perfmodel.predict import predict
+from perfmodel.report import add_predictions, measured_frame, per_shape
 from perfmodel.search import tune
-from perfmodel.search_hw import ranking_agreement
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_K, WITHIN = 8, 0.02
@@ -53,51 +48,33 @@ def random_hit_probability(n: int, good: int, k: int = TOP_K) -> float:
 
 
 def replay(path: Path) -> None:
-    header, rows = read_dataset(path)
-    hw = load_hardware(header.gpu_spec)
-    print(f"(a) dataset {path.relative_to(ROOT)}: {header.gpu_name}, spec {header.gpu_spec}, "
-          f"kernel {header.kernel_hash}, {len(rows)} rows")
-    groups: dict[tuple[str, str], list] = defaultdict(list)
-    for r in rows:
-        if r.valid and r.config_name != CUBLAS and r.tflops:
-            groups[(r.shape_name, r.dtype)].append(r)
+    frame, spec = measured_frame([path])
+    hw = load_hardware(spec)
+    df = add_predictions(frame, hw).dropna(subset=["pred_tflops"])   # configurations the model refuses drop out
+    shapes = per_shape(df, k=TOP_K, within=WITHIN)
+    print(f"(a) dataset {path.relative_to(ROOT)}: {frame['gpu_name'].iloc[0]}, spec {spec}, {len(frame)} valid kernel rows")
     print(f"{'shape':<17} {'dtype':<5} {'n':>3} {'within2%':>8} {'hit':>4} {'random':>6} "
           f"{'best@pred':>9} {'rho':>6}  measured best / predicted top-8 best (TFLOP/s)")
-    hits, rand, skipped, nontrivial = [], [], 0, []
-    for (shape, dtype), ms in sorted(groups.items()):
-        problem = make_problem(shape, dtype)
-        scored = []
-        for m in ms:
-            try:
-                scored.append((predict(problem, KernelConfig.from_name(m.config_name), hw).tflops, m.tflops))
-            except PerfmodelError:
-                skipped += 1
-        if len(scored) < 2:
-            continue
-        best = max(meas for _, meas in scored)
-        order = sorted(scored, key=lambda x: -x[0])
-        good = sum(meas >= (1 - WITHIN) * best for _, meas in scored)
-        top = [meas for _, meas in order[:TOP_K]]
-        hit = max(top) >= (1 - WITHIN) * best
-        p_rand = random_hit_probability(len(scored), good)
-        rank = 1 + next(i for i, (_, meas) in enumerate(order) if meas == best)
-        rho = ranking_agreement([p for p, _ in scored], [m for _, m in scored])
-        hits.append(hit)
+    rand, nontrivial = [], []
+    for r in shapes.itertuples():
+        g = df[(df["shape"] == r.shape) & (df["dtype"] == r.dtype)]
+        good = int((g["meas_tflops"] >= (1 - WITHIN) * r.meas_best).sum())
+        order = g.sort_values("pred_tflops", ascending=False, kind="stable")["meas_tflops"].tolist()
+        rank = 1 + order.index(r.meas_best)
+        p_rand = random_hit_probability(r.n, good)
         rand.append(p_rand)
-        if len(scored) > 2 * TOP_K:
-            nontrivial.append(hit)
-        print(f"{shape:<17} {dtype:<5} {len(scored):>3} {good:>8} {'yes' if hit else 'NO':>4} {p_rand:>6.2f} "
-              f"{rank:>9} {rho if rho is not None else '-':>6}  {best:.1f} / {max(top):.1f}")
-    if not hits:
-        print("no shape with two or more valid measurements")
-        return
+        if r.n > 2 * TOP_K:
+            nontrivial.append(r.topk_hit)
+        print(f"{r.shape:<17} {r.dtype:<5} {r.n:>3} {good:>8} {'yes' if r.topk_hit else 'NO':>4} {p_rand:>6.2f} "
+              f"{rank:>9} {r.spearman:>6.3f}  {r.meas_best:.1f} / {r.topk_best:.1f}")
+    hits = shapes["topk_hit"].tolist()
     print(f"model top-{TOP_K} within {WITHIN:.0%} of the measured best: {sum(hits)}/{len(hits)} shapes "
           f"= {sum(hits) / len(hits):.0%} (goal >= 90%); 8 random picks would: {statistics.mean(rand):.0%} on average")
     if nontrivial:
         print(f"shapes with > {2 * TOP_K} measured configurations: {sum(nontrivial)}/{len(nontrivial)} "
               f"= {sum(nontrivial) / len(nontrivial):.0%}")
-    if skipped:
-        print(f"{skipped} measured configurations the model refused (illegal) were left out")
+    if len(df) < len(frame):
+        print(f"{len(frame) - len(df)} measured configurations the model refused (illegal) were left out")
 
 
 def search_cost(trials: int, shape: str) -> None:
