@@ -1,5 +1,5 @@
 """Accuracy of the model against the committed hardware datasets, on the calibration split and on the
-held-out shapes the fit never saw (perfmodel.calibrate.CALIBRATION_SHAPES), plus the H200 dataset as an
+held-out shapes the fit never saw (perfmodel.calibration.fit.CALIBRATION_SHAPES), plus the H200 dataset as an
 independent check and the tuner's top-8 / headline configurations.
 
     python3 benchmarks/bench_accuracy.py                 # H100 split + H200 + top-8 files
@@ -9,7 +9,7 @@ Figures per part: points, MAPE, median and p90 absolute percentage error, mean s
 median over (shape, dtype) of Spearman's rho between predicted and measured TFLOP/s, the share of
 (shape, dtype) whose predicted top-8 holds a configuration within 2% of the measured best, and the
 top-8 recall (measured top-8 found in the predicted top-8). Everything is computed by
-perfmodel.report / perfmodel.calibrate; this script only prints.
+perfmodel.calibration.report / perfmodel.calibration.fit; this script only prints.
 """
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from perfmodel.calibrate import (CALIBRATION_SHAPES, clock_frame, clock_loss, evaluate_split, load, split,  # noqa: E402
+from perfmodel.calibration.fit import (CALIBRATION_SHAPES, clock_frame, clock_loss, evaluate_split, load, split,  # noqa: E402
                                  topk_recall)
 from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.hardware import load_hardware  # noqa: E402
-from perfmodel.predict import predict  # noqa: E402
+from perfmodel.prediction.predict import predict  # noqa: E402
 from perfmodel.problem import make_problem  # noqa: E402
-from perfmodel.report import accuracy, add_predictions, measured_frame, per_shape  # noqa: E402
+from perfmodel.calibration.report import accuracy, add_predictions, measured_frame, per_shape  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "measurements")
 SPLIT_DATASETS = [("H100 SXM", "h100_sm90_dataset.jsonl"), ("H200", "h200_sm90_dataset.jsonl")]

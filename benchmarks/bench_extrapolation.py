@@ -26,7 +26,7 @@ from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.errors import PerfmodelError  # noqa: E402
 from perfmodel.hardware import load_hardware  # noqa: E402
 from perfmodel.legality import check  # noqa: E402
-from perfmodel.predict import predict  # noqa: E402
+from perfmodel.prediction.predict import predict  # noqa: E402
 from perfmodel.problem import make_problem  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "measurements")

@@ -22,7 +22,7 @@ import time
 from perfmodel import derive, load_hardware, make_problem
 from perfmodel.errors import PerfmodelError
 from perfmodel.legality import check
-from perfmodel.predict import predict
+from perfmodel.prediction.predict import predict
 
 SHAPES = ["256x256x256", "1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "4096x16384x1024",
           "16384x4096x16384", "65536x65536x65536"]

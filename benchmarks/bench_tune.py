@@ -25,8 +25,8 @@ from pathlib import Path
 import optuna
 
 from perfmodel import load_hardware, make_problem
-from perfmodel.report import add_predictions, measured_frame, per_shape
-from perfmodel.search import tune
+from perfmodel.calibration.report import add_predictions, measured_frame, per_shape
+from perfmodel.search.tuner import tune
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_K, WITHIN = 8, 0.02

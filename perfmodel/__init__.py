@@ -5,7 +5,7 @@ from .errors import (ConfigError, HardwareSpecError, IllegalConfigError, Perfmod
 from .hardware import Arch, HardwareSpec, list_gpus, load_hardware
 from .legality import Violation, check, is_legal
 from .problem import DType, GemmProblem, Major, MmaKind, ScaleType, make_problem
-from .predict import Bottleneck, Prediction, predict, predict_many
+from .prediction.predict import Bottleneck, Prediction, predict, predict_many
 
 __version__ = "0.1.0"
 __all__ = [
@@ -21,6 +21,6 @@ def __getattr__(name: str):
     """``perfmodel.tune`` without importing Optuna on ``import perfmodel`` (the GPU-side measuring
     path, ``perfmodel.measure``, must run with the standard library alone)."""
     if name == "tune":
-        from .search import tune
+        from .search.tuner import tune
         return tune
     raise AttributeError(f"module 'perfmodel' has no attribute {name!r}")

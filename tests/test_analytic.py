@@ -4,7 +4,7 @@ import math
 import pytest
 
 from perfmodel import derive, load_hardware, make_problem
-from perfmodel.analytic import analytic_estimate
+from perfmodel.prediction.analytic import analytic_estimate
 
 
 def est(gpu, shape, dtype="bf16", **knobs):

@@ -1,4 +1,4 @@
-"""perfmodel.calibrate and `perfmodel calibrate --fit`: split, loss, guarded parameters, recovery of a
+"""perfmodel.calibration.fit and `perfmodel calibrate --fit`: split, loss, guarded parameters, recovery of a
 known value from synthetic measurements, writing the TOML with a fit source, the CLI paths."""
 import json
 import shutil
@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from perfmodel import load_hardware
-from perfmodel.calibrate import (CALIBRATION_SHAPES, HELD_OUT_SHAPES, CalibrationError, FitResult, Parameter,
+from perfmodel.calibration.fit import (CALIBRATION_SHAPES, HELD_OUT_SHAPES, CalibrationError, FitResult, Parameter,
                                  SM90_PARAMETERS, apply_fit, check_fittable, fit, log_loss, select_parameters,
                                  split, topk_recall)
 from perfmodel.cli import main
 from perfmodel.hardware import hardware_dir, parse_hardware
 from perfmodel.measure import read_dataset
-from perfmodel.report import add_predictions, measured_frame
+from perfmodel.calibration.report import add_predictions, measured_frame
 
 DATA = Path(__file__).parent.parent / "data" / "measurements"
 H100_DATA = DATA / "h100_sm90_dataset.jsonl"

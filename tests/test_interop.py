@@ -2,8 +2,10 @@
 import math
 
 from perfmodel import derive, load_hardware, make_problem
-from perfmodel.interop import (cutlass_description, exports, from_triton_kwargs, kernel_flags,
-                               to_triton_config, triton_perf_model)
+from perfmodel.interop import exports
+from perfmodel.interop.cutlass import cutlass_description
+from perfmodel.interop.ours import kernel_flags
+from perfmodel.interop.triton import from_triton_kwargs, to_triton_config, triton_perf_model
 from tune_fakes import fake_objective
 
 H100, B200 = load_hardware("h100-sxm"), load_hardware("b200")

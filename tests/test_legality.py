@@ -19,7 +19,7 @@ from perfmodel.errors import ProblemError
 from perfmodel.legality import RULES
 from perfmodel.problem import DTYPE_PRESETS
 
-_MY_MODULES = {f"perfmodel.rules.{m}" for m in
+_MY_MODULES = {f"perfmodel.legality.rules.{m}" for m in
                ("arch", "wgmma", "tcgen05", "tmem", "smem", "registers", "tma", "swizzle", "cluster", "types")}
 _SQ = "8192x8192x8192"
 

@@ -20,7 +20,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from perfmodel.search import make_storage
+from perfmodel.search.tuner import make_storage
 
 pytestmark = pytest.mark.postgres
 PG_BIN = Path(os.environ.get("PERFMODEL_PG_BIN", "/usr/lib/postgresql/15/bin"))
@@ -81,7 +81,7 @@ WORKER = textwrap.dedent("""
     sys.path.insert(0, {tests!r})
     from tune_fakes import fake_objective
     from perfmodel import load_hardware, make_problem
-    from perfmodel.search import make_storage, tune
+    from perfmodel.search.tuner import make_storage, tune
     from test_search import small_space
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     storage = make_storage({url!r})

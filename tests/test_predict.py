@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from perfmodel import IllegalConfigError, derive, load_hardware, make_problem
-from perfmodel.predict import Bottleneck, Prediction, predict, predict_many
+from perfmodel.prediction.predict import Bottleneck, Prediction, predict, predict_many
 from perfmodel.sim.model import run_inputs
 from perfmodel.sim.params import build_inputs
 from perfmodel.sim.rates import mma_flops_per_clock_per_sm

@@ -1,4 +1,4 @@
-"""perfmodel.report: joining a dataset with the model and scoring it."""
+"""perfmodel.calibration.report: joining a dataset with the model and scoring it."""
 import json
 
 import pandas as pd
@@ -8,7 +8,7 @@ from perfmodel.cli import main
 from perfmodel.errors import PerfmodelError
 from perfmodel.measure.dataset import Dataset
 from perfmodel.measure.records import DatasetHeader, Invalidity, Measurement
-from perfmodel.report import accuracy, compare, per_shape
+from perfmodel.calibration.report import accuracy, compare, per_shape
 
 CFGS = ["128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma",
         "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma",

@@ -12,12 +12,12 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-import perfmodel.search as search
+import perfmodel.search.tuner as search
 from perfmodel import KernelConfig, check, load_hardware, make_problem
 from perfmodel.cli import main
 from perfmodel.hardware import Arch
-from perfmodel.search import SearchError, default_study_name, tune
-from perfmodel.space import load_space, violations
+from perfmodel.search.tuner import SearchError, default_study_name, tune
+from perfmodel.search.space import load_space, violations
 from tune_fakes import fake_objective
 
 H100 = load_hardware("h100-sxm")
@@ -126,7 +126,7 @@ WORKER = textwrap.dedent("""
     sys.path.insert(0, {tests!r})
     from tune_fakes import fake_objective
     from perfmodel import load_hardware, make_problem
-    from perfmodel.search import tune
+    from perfmodel.search.tuner import tune
     from test_search import small_space
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     tune(make_problem("8192x8192x8192", "bf16"), load_hardware("h100-sxm"), n_trials={n}, target_trials={n},
@@ -209,7 +209,7 @@ class _Measured:
 
 
 def test_validate_top_records_measurements_in_a_hw_study_and_reports_the_ranking():
-    from perfmodel.search_hw import validate_top
+    from perfmodel.search.validate_top import validate_top
     r = tune(BF16, H100, n_trials=500, space=small_space(), objective=fake_objective, kernel_rules=True)
     calls = []
 
@@ -235,7 +235,7 @@ def test_validate_top_records_measurements_in_a_hw_study_and_reports_the_ranking
 
 
 def test_validate_top_without_a_gpu_is_a_one_line_error(monkeypatch, capsys):
-    import perfmodel.search_hw as shw
+    import perfmodel.search.validate_top as shw
     monkeypatch.setattr(shw.shutil, "which", lambda name: None)
     rc = main(["tune", "--gpu", "h100-sxm", "--problem", "1024x1024x1024", "--trials", "2", "--storage", "memory",
                "--validate-top", "4"])
@@ -244,7 +244,7 @@ def test_validate_top_without_a_gpu_is_a_one_line_error(monkeypatch, capsys):
 
 
 def test_real_predictor_exhaustive_run_finds_the_best_predicted_configuration():
-    from perfmodel.predict import predict
+    from perfmodel.prediction.predict import predict
     space = small_space()
     r = tune(BF16, H100, n_trials=200, space=space, seed=0)   # the model itself as the objective
     assert r.stats.exhaustive and r.stats.completed == r.stats.legal_space
@@ -354,7 +354,7 @@ def test_a_trial_failed_by_another_worker_is_counted_lost_and_the_run_goes_on(tm
 
 def test_rdb_trials_are_stored_whole_with_one_statement_for_their_parameters(tmp_path):
     from sqlalchemy import event
-    from perfmodel.studies import make_storage
+    from perfmodel.search.studies import make_storage
     storage = make_storage(f"sqlite:///{tmp_path}/batch.db")
     inserts = []
     event.listen(storage._backend.engine, "before_cursor_execute",
@@ -375,7 +375,7 @@ def test_rdb_trials_are_stored_whole_with_one_statement_for_their_parameters(tmp
 def test_validate_top_measures_structures_not_tile_orders_the_model_ties():
     """Configurations differing only in raster/group size with (near-)equal predictions are one
     hardware question: the candidates are distinct structures; a real gap in prediction still counts."""
-    from perfmodel.search_hw import _structure, candidates
+    from perfmodel.search.validate_top import _structure, candidates
     space = load_space(Arch.SM90A).narrow({
         "tile_m": (128,), "tile_n": (128, 256), "tile_k_bytes": (128,), "mma_n_split": (1,), "stages": (4,),
         "swizzle": ("128",), "cluster": ("1x1",), "multicast": (False,), "consumers": (2,), "persistent": (True,),
@@ -391,5 +391,5 @@ def test_validate_top_measures_structures_not_tile_orders_the_model_ties():
 
 def test_perfmodel_tune_is_a_lazy_export():
     code = ("import sys, perfmodel; assert 'optuna' not in sys.modules; "
-            "from perfmodel.search import tune; assert perfmodel.tune is tune")
+            "from perfmodel.search.tuner import tune; assert perfmodel.tune is tune")
     subprocess.run([sys.executable, "-c", code], check=True)

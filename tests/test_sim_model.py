@@ -3,7 +3,7 @@ parameters that matter, and the bounded window's extrapolation against a full si
 import pytest
 
 from perfmodel import derive, load_hardware, make_problem
-from perfmodel.predict import Bottleneck, predict
+from perfmodel.prediction.predict import Bottleneck, predict
 from perfmodel.sim.params import conflict_ways, wgmma_latency_cycles
 from perfmodel.config import Swizzle
 

@@ -2,7 +2,7 @@
 import pytest
 
 from perfmodel import derive, load_hardware, make_problem
-from perfmodel.predict import predict
+from perfmodel.prediction.predict import predict
 from perfmodel.sim.memory import l2_row_efficiency
 from perfmodel.sim.params import l2_bytes_per_sm_clock
 from perfmodel.sim.power import Activity, power_limited_clock_hz, relative_power

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from perfmodel import check, load_hardware, make_problem
 from perfmodel.hardware import Arch
-from perfmodel.space import SearchSpace, SpaceError, load_space, parse_override, parse_space
+from perfmodel.search.space import SearchSpace, SpaceError, load_space, parse_override, parse_space
 
 H100 = load_hardware("h100-sxm")
 B200 = load_hardware("b200")

@@ -1,6 +1,6 @@
 """`perfmodel calibrate`: measure hardware parameters on the local GPU (`--microbench`, sm_90a, standard
 library only: the driver is perfmodel.microbench) or fit the model's named parameters to a measured
-dataset (`--fit`, perfmodel.calibrate: pandas/simpy, imported only then). Either can write its values
+dataset (`--fit`, perfmodel.calibration.fit: pandas/simpy, imported only then). Either can write its values
 into a hardware TOML (`--apply`)."""
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def add_arguments(p):
             action.nargs, action.const = "?", _APPLY_TO_SPEC
             action.help = ("write the values into this hardware file (with --fit the path may be left out: "
                            "the file of --gpu)")
-    g = p.add_argument_group("fit (perfmodel.calibrate)")
+    g = p.add_argument_group("fit (perfmodel.calibration.fit)")
     g.add_argument("--fit", action="store_true",
                    help="fit the named model parameters on the calibration shapes of --dataset; report the "
                         "held-out shapes before and after")
@@ -37,7 +37,7 @@ def add_arguments(p):
                         "clocks join the loss, to pin the power-limited clock")
     g.add_argument("--gpu", help="hardware spec to fit (default: the dataset header's)")
     g.add_argument("--params", help="comma-separated subset of the fitted keys (default: all of "
-                                    "perfmodel.calibrate.SM90_PARAMETERS)")
+                                    "perfmodel.calibration.fit.SM90_PARAMETERS)")
     g.add_argument("--rounds", type=int, default=2, help="coordinate-descent rounds per start (default 2)")
     g.add_argument("--jobs", type=int, default=2, help="parallel processes for the search starts (default 2)")
     g.add_argument("--json", action="store_true", help="machine-readable result (--fit)")
@@ -59,7 +59,7 @@ def _run_fit(args) -> int:
     """Fit, print before/after on the calibration and held-out shapes, optionally write the TOML."""
     import json
 
-    from .. import calibrate as cal          # pandas/simpy: imported only on the --fit path
+    from ..calibration import fit as cal          # pandas/simpy: imported only on the --fit path
     from ..hardware import load_hardware
     if not args.dataset:
         raise PerfmodelError("--fit needs --dataset FILE (a measurement JSONL)")

@@ -5,7 +5,7 @@ import json
 import math
 
 from ..legality import check
-from ..predict import Prediction, predict
+from ..prediction.predict import Prediction, predict
 from .common import add_knob_arguments, add_problem_arguments, resolve
 
 NAME = "predict"
@@ -37,7 +37,7 @@ def run(args) -> int:
     clock = args.clock_mhz * 1e6 if args.clock_mhz else None
     pred = predict(r.problem, r.config, r.hw, clock_hz=clock, record_timeline=want_tl)
     if want_tl and pred.timeline is not None:
-        from ..timeline import write_chrome_trace, write_gantt
+        from ..sim.timeline import write_chrome_trace, write_gantt
         title = f"{r.hw.name} {r.problem.shape_name()} {args.dtype}  {r.config.name}"
         if args.timeline:
             write_gantt(pred.timeline, args.timeline, title=title, clock_hz=pred.clock_hz)

@@ -21,7 +21,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    from ..report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here
+    from ..calibration.report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here
     paths = args.datasets or sorted(glob.glob("data/measurements/*dataset*.jsonl"))
     if not paths:
         raise PerfmodelError("no dataset given and none under data/measurements/*dataset*.jsonl")

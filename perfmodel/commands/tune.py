@@ -12,8 +12,8 @@ from ..config import KernelConfig
 from ..hardware import load_hardware
 from ..interop import exports
 from ..problem import make_problem
-from ..search import SAMPLERS, SearchError, TuneResult, tune
-from ..space import load_space, parse_override
+from ..search.tuner import SAMPLERS, SearchError, TuneResult, tune
+from ..search.space import load_space, parse_override
 from .common import add_problem_arguments
 
 NAME = "tune"
@@ -62,7 +62,7 @@ def run(args) -> int:
         raise SearchError("--trials, --top and --validate-top must be >= 0")
     hw = load_hardware(args.gpu)
     if args.validate_top:   # fail before a long search, not after it
-        from ..search_hw import local_runner
+        from ..search.validate_top import local_runner
         local_runner(hw.name, args.measurements)
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major,
                            b_major=args.b_major)
@@ -78,7 +78,7 @@ def run(args) -> int:
                   kernel_rules=args.our_kernel or bool(args.validate_top))   # measure only what our kernel builds
     validation = None
     if args.validate_top:
-        from ..search_hw import validate_top
+        from ..search.validate_top import validate_top
         validation = validate_top(result, args.validate_top, measurements_path=args.measurements)
     doc = _document(result, storage, args.top, validation)
     if args.json:

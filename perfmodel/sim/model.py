@@ -200,7 +200,7 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     details.update(chip_activity(p, sched, total))
     timeline = None
     if record_timeline:
-        from ..timeline import Timeline
+        from .timeline import Timeline
         timeline = Timeline(tuple(tr.intervals), n_sim, k_sim, p.k_iters)
     return ModelResult(cycles=total, bottleneck=_classify(util, stalls, total, sched.wave_efficiency, False),
                        utilization=util, stall_cycles=stalls, deadlock=False, reason="", details=details,

@@ -6,9 +6,9 @@ NC/8DHWC8) are not used. The 96B swizzle exists only on sm_103a, which is not mo
 """
 from __future__ import annotations
 
-from ..config import Swizzle
-from ..legality import Ctx, rule
-from ..problem import DType, Major, MmaKind
+from ...config import Swizzle
+from ..registry import Ctx, rule
+from ...problem import DType, Major, MmaKind
 from ._common import operands, positive
 
 

@@ -8,9 +8,9 @@ than the span), and misaligned global strides.
 """
 from __future__ import annotations
 
-from ..config import Epilogue, Swizzle
-from ..legality import Ctx, rule
-from ..problem import Major
+from ...config import Epilogue, Swizzle
+from ..registry import Ctx, rule
+from ...problem import Major
 from ._common import operands, padded_sub_byte, positive
 
 _TMA_ALIGN_BYTES = 16          # cuTensorMapEncodeTiled: globalStrides multiple of 16; §5.5.3.1 box multiple of 16 B

@@ -16,12 +16,12 @@ from typing import Any, Callable, Protocol, Sequence
 import optuna
 from optuna.trial import TrialState
 
-from .config import KernelConfig, Raster
-from .errors import PerfmodelError
-from .legality import check
-from .stats import spearman
-from .problem import GemmProblem
-from .search import TuneResult
+from ..config import KernelConfig, Raster
+from ..errors import PerfmodelError
+from ..legality import check
+from ..calibration.stats import spearman
+from ..problem import GemmProblem
+from .tuner import TuneResult
 from .studies import default_study_name, open_study
 
 DEFAULT_MEASUREMENTS = "perfmodel_measurements.jsonl"
@@ -46,8 +46,8 @@ Runner = Callable[[Sequence[tuple[GemmProblem, KernelConfig]]], Sequence[Measure
 
 def local_runner(gpu_spec: str, out_path: str | Path = DEFAULT_MEASUREMENTS) -> Runner:
     """The project's runner on this machine's GPU, appending to ``out_path`` (a JSONL dataset)."""
-    from .measure import query_gpu, validate
-    from .measure.api import spec_for_gpu
+    from ..measure import query_gpu, validate
+    from ..measure.api import spec_for_gpu
 
     if shutil.which("nvcc") is None or shutil.which("nvidia-smi") is None:
         raise NoGpuError("--validate-top needs an NVIDIA GPU and nvcc on this machine; found "

@@ -27,8 +27,8 @@ from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
-from .errors import PerfmodelError
-from .hardware import HardwareSpec
+from ..errors import PerfmodelError
+from ..hardware import HardwareSpec
 from .report import accuracy, add_predictions, measured_frame
 
 CALIBRATION_SHAPES = ("8192x8192x8192", "2048x2048x2048", "4096x16384x2048", "256x8192x8192", "1024x1024x32768")
@@ -103,9 +103,9 @@ def clock_frame(dataset: str | os.PathLike) -> pd.DataFrame:
 
 def clock_loss(frame: pd.DataFrame, hw: HardwareSpec) -> float:
     """Mean |log(predicted clock / measured clock)| over a clock frame."""
-    from .config import KernelConfig
-    from .predict import predict
-    from .problem import make_problem
+    from ..config import KernelConfig
+    from ..prediction.predict import predict
+    from ..problem import make_problem
     vals = []
     for row in frame.itertuples():
         try:
@@ -246,8 +246,8 @@ def apply_fit(toml_path: str, result: FitResult, dataset: str, date: str | None 
     """Write the fitted values into the hardware file with a fit: source; returns what was written."""
     from pathlib import Path
 
-    from .hardware import parse_hardware
-    from .microbench.tomledit import apply_to_file   # stdlib-only line editor shared with --microbench
+    from ..hardware import parse_hardware
+    from ..microbench.tomledit import apply_to_file   # stdlib-only line editor shared with --microbench
     if not Path(toml_path).is_file():
         raise CalibrationError(f"{toml_path}: no such hardware file")
     current = parse_hardware(Path(toml_path).read_text(), str(toml_path))   # as on disk now, not cached

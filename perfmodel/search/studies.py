@@ -17,11 +17,11 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
-from .errors import PerfmodelError
-from .hardware import HardwareSpec
-from .problem import GemmProblem, Major
+from ..errors import PerfmodelError
+from ..hardware import HardwareSpec
+from ..problem import GemmProblem, Major
 from .space import SearchSpace, load_space
-from .study_storage import BatchedStorage
+from .storage import BatchedStorage
 
 DEFAULT_HEARTBEAT_S = 10
 DEFAULT_GRACE_S = 60

@@ -8,8 +8,8 @@ may keep the producer larger (CUTLASS: 40); the kernel-specific rules say so whe
 """
 from __future__ import annotations
 
-from ..config import acc_registers_per_thread
-from ..legality import Ctx, rule
+from ...config import acc_registers_per_thread
+from ..registry import Ctx, rule
 from ._common import positive
 
 WARPGROUP_THREADS = 128        # PTX ISA 9.0 §9.7.15.1: four contiguous warps

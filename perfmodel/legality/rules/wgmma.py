@@ -6,9 +6,9 @@ table (n240 and n256 legal; CUTLASS's SM90 GMMA atoms include 64x256x32 s8) and 
 """
 from __future__ import annotations
 
-from ..config import mma_k_for
-from ..legality import Ctx, rule
-from ..problem import Major, MmaKind
+from ...config import mma_k_for
+from ..registry import Ctx, rule
+from ...problem import Major, MmaKind
 from ._common import kind_name, positive, types_name
 
 WGMMA_M = 64

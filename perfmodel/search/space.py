@@ -23,11 +23,11 @@ from typing import Any, Iterator, Mapping
 
 import optuna
 
-from .config import KernelConfig, derive, mma_k_for
-from .errors import PerfmodelError
-from .hardware import Arch, HardwareSpec, config_dir
-from .legality import check
-from .problem import GemmProblem
+from ..config import KernelConfig, derive, mma_k_for
+from ..errors import PerfmodelError
+from ..hardware import Arch, HardwareSpec, config_dir
+from ..legality import check
+from ..problem import GemmProblem
 
 
 class SpaceError(PerfmodelError):

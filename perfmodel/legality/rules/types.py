@@ -7,8 +7,8 @@ shape rules in wgmma.py and tcgen05.py.
 """
 from __future__ import annotations
 
-from ..legality import Ctx, rule
-from ..problem import DType, MmaKind, ScaleType
+from ..registry import Ctx, rule
+from ...problem import DType, MmaKind, ScaleType
 from ._common import kind_name, types_name
 
 # wgmma (sm_90a) multiplicand types, PTX ISA 9.0 §9.7.15.3

@@ -5,9 +5,9 @@ has no weight-stationary knob; with cta_group::2 it would be invalid for every k
 """
 from __future__ import annotations
 
-from ..config import mma_k_for
-from ..legality import Ctx, rule
-from ..problem import Major, MmaKind
+from ...config import mma_k_for
+from ..registry import Ctx, rule
+from ...problem import Major, MmaKind
 from ._common import SUB_BYTE, kind_name, types_name
 
 _MXF4_KINDS = (MmaKind.MXF4, MmaKind.MXF4NVF4)

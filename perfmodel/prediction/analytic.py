@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .config import KernelConfig, a_stage_bytes, b_stage_bytes, scale_stage_bytes
-from .hardware import HardwareSpec
-from .problem import GemmProblem
-from .sim.rates import mma_flops_per_clock_per_sm
+from ..config import KernelConfig, a_stage_bytes, b_stage_bytes, scale_stage_bytes
+from ..hardware import HardwareSpec
+from ..problem import GemmProblem
+from ..sim.rates import mma_flops_per_clock_per_sm
 
 
 @dataclass(frozen=True)

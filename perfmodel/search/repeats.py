@@ -21,8 +21,8 @@ from typing import Callable, Iterable
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from .hardware import HardwareSpec
-from .problem import GemmProblem
+from ..hardware import HardwareSpec
+from ..problem import GemmProblem
 from .space import SearchSpace
 
 N_RANDOM_NEIGHBOURS = 256   # random legal points tried after the one-knob moves

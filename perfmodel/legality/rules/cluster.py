@@ -7,7 +7,7 @@ A cluster above the portable size is legal (a kernel opts in), so only the non-p
 """
 from __future__ import annotations
 
-from ..legality import Ctx, rule
+from ..registry import Ctx, rule
 
 
 @rule("cluster-size", "CUDA Programming Guide: cluster size <= 8 portable, <= 16 non-portable (hardware file); not PTX",

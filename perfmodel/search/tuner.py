@@ -6,12 +6,12 @@
   heartbeat, so the RUNNING trials of a killed worker are failed once their grace period is over.
 - ask/tell with the space's fixed distributions. An illegal suggestion is told PRUNED with its rule ids
   (no fake value; TPE ranks pruned trials below complete ones and learns to avoid them) and does not
-  count against ``n_trials``. A suggestion of a configuration another trial holds (search_repeats) is
+  count against ``n_trials``. A suggestion of a configuration another trial holds (search.repeats) is
   repaired before the trial stores it when the sampler suggested all knobs at once (TPE after its
   startup trials; ``repeat_of``), else told FAIL (``duplicate_of``) once found in the stored study:
   every COMPLETE trial is a distinct configuration, also with several workers (see ``_Run.conflict``).
 - On an RDB storage a trial's parameters and attributes are committed in one transaction
-  (study_storage.BatchedStorage): 500 trials in SQLite take ~20 s instead of ~33 s on 2 cores.
+  (search.storage.BatchedStorage): 500 trials in SQLite take ~20 s instead of ~33 s on 2 cores.
 - Ties in predicted TFLOP/s (configurations differing only in knobs the model does not see) are
   ranked by the analytic baseline, then fewer shared-memory bytes, a smaller cluster, the name.
 - When the legal space is no larger than the trials asked for, it is enumerated exhaustively
@@ -31,12 +31,12 @@ import optuna
 import pandas as pd
 from optuna.trial import TrialState
 
-from .config import KernelConfig, smem_bytes
-from .errors import IllegalConfigError
-from .hardware import HardwareSpec
-from .problem import GemmProblem
+from ..config import KernelConfig, smem_bytes
+from ..errors import IllegalConfigError
+from ..hardware import HardwareSpec
+from ..problem import GemmProblem
 from .space import SearchSpace, SpaceError, load_space, violations
-from .search_repeats import Held, Names, RepairingSampler, free_neighbour
+from .repeats import Held, Names, RepairingSampler, free_neighbour
 from .studies import (DEFAULT_GRACE_S, DEFAULT_HEARTBEAT_S, SearchError, default_study_name, dtype_label,
                       fail_stale, make_storage, open_study)
 
@@ -130,7 +130,7 @@ class TuneResult:
 
 # ---------------------------------------------------------------------------- the loop
 def default_objective(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec):
-    from .predict import predict   # imported late: the model is the heaviest module
+    from ..prediction.predict import predict   # imported late: the model is the heaviest module
     return predict(problem, cfg, hw)
 
 
@@ -158,7 +158,7 @@ class _Run:
 
         Called after our params are committed, on a fresh read. For two trials A and B with one
         configuration, at least one of them reads after the other's params are written (in one
-        transaction, see study_storage), so at least one sees the other and stands down: never two
+        transaction, see search.storage), so at least one sees the other and stands down: never two
         COMPLETE. Both may stand down; the configuration then stays free."""
         return self.held.update(self.study.get_trials(deepcopy=False)).holder(name, trial_id)
 

@@ -6,8 +6,8 @@ predicts the cost, and no rule (or warning) fires for it.
 """
 from __future__ import annotations
 
-from ..config import smem_bytes
-from ..legality import Ctx, rule
+from ...config import smem_bytes
+from ..registry import Ctx, rule
 from ._common import positive
 
 

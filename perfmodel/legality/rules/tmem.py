@@ -1,8 +1,8 @@
 """Tensor Memory (sm_100a): allocation size and accumulator buffering (PTX ISA 9.0 §9.7.16.1, §9.7.16.7)."""
 from __future__ import annotations
 
-from ..config import tmem_alloc_columns, tmem_columns
-from ..legality import Ctx, rule
+from ...config import tmem_alloc_columns, tmem_columns
+from ..registry import Ctx, rule
 from ._common import positive
 
 MAX_ACC_BUFFERS = 2   # the modelled kernels (CUTLASS sm100 practice) double-buffer at most

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import EPILOGUE_SUBTILE_N, Epilogue, Swizzle
-from ..legality import Ctx
-from ..problem import DType, Major, MmaKind
+from ...config import EPILOGUE_SUBTILE_N, Epilogue, Swizzle
+from ..registry import Ctx
+from ...problem import DType, Major, MmaKind
 
 SHAPE_FIELDS = ("tile_m", "tile_n", "tile_k", "mma_m", "mma_n", "mma_k", "cluster_m", "cluster_n",
                 "consumers", "group_size")

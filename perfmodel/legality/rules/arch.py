@@ -8,7 +8,7 @@ tcgen05 instructions in a kernel use the same .cta_group" (§9.7.16.7.1) holds b
 """
 from __future__ import annotations
 
-from ..legality import Ctx, rule
+from ..registry import Ctx, rule
 from ._common import SHAPE_FIELDS, positive
 
 

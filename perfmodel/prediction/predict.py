@@ -12,11 +12,11 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .analytic import AnalyticEstimate, analytic_estimate
-from .config import KernelConfig
-from .errors import IllegalConfigError
-from .hardware import HardwareSpec
-from .legality import check
-from .problem import GemmProblem
+from ..config import KernelConfig
+from ..errors import IllegalConfigError
+from ..hardware import HardwareSpec
+from ..legality import check
+from ..problem import GemmProblem
 
 
 class Bottleneck(enum.Enum):
@@ -86,8 +86,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
     violations = check(problem, cfg, hw, kernel_rules=False)   # a prediction is about what the PTX allows
     if violations:
         raise IllegalConfigError(violations)
-    from .sim.model import run_inputs   # local imports keep `import perfmodel` light
-    from .sim.params import build_inputs
+    from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
+    from ..sim.params import build_inputs
     clock = float(clock_hz or hw.clock.sustained_tensor_hz)
     inputs = build_inputs(problem, cfg, hw, clock)
     res = run_inputs(inputs, record_timeline=record_timeline, full=full)
@@ -116,9 +116,9 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
     only depend on the clock through HBM (and, with l2.sm_clock_scaling < 1, L2) bytes per cycle: the
     window is simulated again at the new clock when those carry a share of the time (one fixed-point
     step: the clock of the sustained-clock activity, the cycles at that clock)."""
-    from .sim.model import run_inputs
-    from .sim.params import at_clock
-    from .sim.power import Activity, power_limited_clock_hz
+    from ..sim.model import run_inputs
+    from ..sim.params import at_clock
+    from ..sim.power import Activity, power_limited_clock_hz
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0))
     f = power_limited_clock_hz(act, problem, hw)
     if abs(f / clock - 1.0) < 1e-4:

@@ -13,12 +13,12 @@ from typing import Iterable
 
 import pandas as pd
 
-from .config import KernelConfig
-from .errors import PerfmodelError
-from .hardware import HardwareSpec, load_hardware
-from .measure import CUBLAS, read_dataset
-from .predict import predict
-from .problem import make_problem
+from ..config import KernelConfig
+from ..errors import PerfmodelError
+from ..hardware import HardwareSpec, load_hardware
+from ..measure import CUBLAS, read_dataset
+from ..prediction.predict import predict
+from ..problem import make_problem
 from .stats import spearman
 
 

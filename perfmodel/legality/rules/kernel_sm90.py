@@ -7,9 +7,9 @@ so that a caller interested in the PTX alone can filter them out.
 """
 from __future__ import annotations
 
-from ..config import Epilogue, Swizzle, acc_registers_per_thread
-from ..legality import Ctx, rule
-from ..problem import DType, Major
+from ...config import Epilogue, Swizzle, acc_registers_per_thread
+from ..registry import Ctx, rule
+from ...problem import DType, Major
 from ._common import positive
 
 SECTION = "perfmodel kernel gemm_sm90.cu (our implementation, not PTX)"

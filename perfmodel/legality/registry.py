@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from .config import KernelConfig
-from .hardware import Arch, HardwareSpec
-from .problem import GemmProblem
+from ..config import KernelConfig
+from ..hardware import Arch, HardwareSpec
+from ..problem import GemmProblem
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,3 @@ def is_legal(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, kerne
     """Legal by the PTX ISA (and, with ``kernel_rules=True``, buildable by our sm_90a kernel)."""
     return not check(problem, cfg, hw, kernel_rules=kernel_rules)
 
-
-# Rules live in perfmodel/rules/*.py, grouped by subject; importing them registers them.
-from . import rules as _rules  # noqa: E402,F401

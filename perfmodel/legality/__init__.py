@@ -1,0 +1,11 @@
+"""Legality: may this configuration run at all? Every rule is one small function with an id, a one-line
+reason and the PTX ISA 9.0 section (or CUDA guide) it comes from; ``check`` runs them all and returns the
+violations, never raising on a well-typed input. ``registry`` holds the machinery (``Violation``, ``Rule``,
+``rule``, ``check``); ``rules/`` holds the facts, one module per subject, and importing this package
+registers them. Restrictions of one kernel family (ids ``kernel-*``) live beside the PTX rules and are
+applied only when that family is asked for.
+"""
+from .registry import KERNEL_RULE_PREFIX, RULES, Ctx, Rule, Violation, check, is_legal, rule
+from . import rules as _rules  # noqa: E402,F401  (registers every rule)
+
+__all__ = ["Ctx", "KERNEL_RULE_PREFIX", "RULES", "Rule", "Violation", "check", "is_legal", "rule"]
