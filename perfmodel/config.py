@@ -161,9 +161,11 @@ def smem_bytes(problem: GemmProblem, cfg: KernelConfig) -> int:
 
 def acc_registers_per_thread(problem: GemmProblem, cfg: KernelConfig) -> int:
     """sm_90a: f32/s32 accumulator registers per consumer thread (N/2 per m64 wgmma, PTX §9.7.15)."""
-    rows = cfg.tile_m // max(cfg.consumers, 1)
+    # A warpgroup's 128 threads hold its share of the tile: tile_m x tile_n / consumers values, one 32-bit
+    # register each (two f16 per register), whether the warpgroups split the tile along M (ours) or N.
     per_instr = cfg.mma_n // 2 if problem.acc_dtype.bits == 32 else cfg.mma_n // 4
-    return max(rows // 64, 1) * per_instr * max(cfg.tile_n // max(cfg.mma_n, 1), 1)
+    share = cfg.tile_m * cfg.tile_n // (max(cfg.consumers, 1) * 128)
+    return max(share if problem.acc_dtype.bits == 32 else share // 2, per_instr)
 
 
 def tmem_columns(problem: GemmProblem, cfg: KernelConfig) -> int:

@@ -46,6 +46,8 @@ class GpuSection:
     # size leave SMs idle): cudaOccupancyMaxActiveClusters x cluster size
     cluster4_sms: int = _f(1, 1024, int)
     cluster8_sms: int = _f(1, 1024, int)
+    max_threads_per_sm: int = _f(32, 1 << 16, int)     # resident threads per SM (occupancy)
+    max_ctas_per_sm: int = _f(1, 1024, int)            # resident thread blocks per SM (occupancy)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,10 +145,17 @@ class SyncSection:
     direct_store_bytes_per_clock_per_sm: float = _f(0.1, 4096)    # epilogue storing fragments to global
 
 
+@dataclass(frozen=True, kw_only=True)
+class LsuSection:
+    """Loads issued by threads (cp.async, as Triton's pointer-based matmul pipelines them) rather than TMA."""
+    cp_async_issue_cycles_per_warp_instr: float = _f(0, 1000)   # one warp-wide 16-byte cp.async + its address math
+    cp_async_bytes_per_clock_per_sm: float = _f(1, 4096)        # L2 -> SMEM through the LSU, one SM
+
+
 _SECTIONS = {
     "gpu": GpuSection, "clock": ClockSection, "tensor_core": TensorCoreSection, "smem": SmemSection,
     "registers": RegisterSection, "tmem": TmemSection, "l2": L2Section, "hbm": HbmSection,
-    "tma": TmaSection, "sync": SyncSection,
+    "tma": TmaSection, "sync": SyncSection, "lsu": LsuSection,
 }
 
 
@@ -165,6 +174,7 @@ class HardwareSpec:
     hbm: HbmSection
     tma: TmaSection
     sync: SyncSection
+    lsu: LsuSection
     path: str = field(default="", compare=False)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     fingerprint: str = field(default="", compare=False)

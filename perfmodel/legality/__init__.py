@@ -5,7 +5,9 @@ violations, never raising on a well-typed input. ``registry`` holds the machiner
 registers them. Restrictions of one kernel family (ids ``kernel-*``) live beside the PTX rules and are
 applied only when that family is asked for.
 """
-from .registry import KERNEL_RULE_PREFIX, RULES, Ctx, Rule, Violation, check, is_legal, rule
+from .registry import (KERNEL_RULE_PREFIX, RULES, WARP_SPECIALISED, Ctx, Rule, ScheduleFacts, Violation, check,
+                       is_legal, rule)
 from . import rules as _rules  # noqa: E402,F401  (registers every rule)
 
-__all__ = ["Ctx", "KERNEL_RULE_PREFIX", "RULES", "Rule", "Violation", "check", "is_legal", "rule"]
+__all__ = ["Ctx", "KERNEL_RULE_PREFIX", "RULES", "Rule", "ScheduleFacts", "Violation", "WARP_SPECIALISED", "check",
+           "is_legal", "rule"]

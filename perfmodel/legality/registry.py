@@ -24,10 +24,28 @@ class Violation:
 
 
 @dataclass(frozen=True)
+class ScheduleFacts:
+    """What a kernel family's schedule tells the rules that depend on it (a kernel family fills it in,
+    perfmodel.families): the family's name (its own restriction rules apply when asked for), how many
+    producer warpgroups sit beside the MMA warpgroups (1 for a warp-specialised kernel such as ours or
+    CUTLASS's; 0 where the MMA warps issue their own loads, as in Triton's software pipelining), and
+    whether MMA warpgroups may split the tile along N when tile_m has fewer 64-row blocks than
+    warpgroups (Triton lays 8 warps of a 64-row tile out as 2 warpgroups side by side along N)."""
+    family: str = "ours"
+    producer_warpgroups: int = 1
+    split_n: bool = False
+    tma_loads: bool = True       # A and B arrive by TMA (else cp.async: no TMA box rules for them)
+
+
+WARP_SPECIALISED = ScheduleFacts()
+
+
+@dataclass(frozen=True)
 class Ctx:
     problem: GemmProblem
     cfg: KernelConfig
     hw: HardwareSpec
+    facts: ScheduleFacts = WARP_SPECIALISED
 
     @property
     def sm90(self) -> bool:
@@ -50,42 +68,50 @@ class Rule:
     section: str
     summary: str
     fn: RuleFn
+    families: tuple[str, ...] = ()   # () for a PTX rule; else the kernel families it restricts
 
     @property
     def kernel_only(self) -> bool:
-        """Rules named ``kernel-*`` restrict the project's own validation kernel, not the hardware."""
-        return self.id.startswith(KERNEL_RULE_PREFIX)
+        """A restriction of some kernel family (our own: ids ``kernel-*``), not of the hardware."""
+        return bool(self.families)
 
 
 RULES: list[Rule] = []
 
 
-def rule(rule_id: str, section: str, summary: str):
-    """Register a rule. The function yields one reason string per violation it finds."""
+def rule(rule_id: str, section: str, summary: str, families: tuple[str, ...] | None = None):
+    """Register a rule. The function yields one reason string per violation it finds. ``families``:
+    the kernel families a restriction belongs to (default: ``("ours",)`` for ids ``kernel-*``, else
+    none, i.e. a PTX rule that holds for every kernel)."""
+    if families is None:
+        families = ("ours",) if rule_id.startswith(KERNEL_RULE_PREFIX) else ()
+
     def wrap(fn: RuleFn) -> RuleFn:
         if any(r.id == rule_id for r in RULES):
             raise ValueError(f"duplicate rule id {rule_id}")
-        RULES.append(Rule(rule_id, section, summary, fn))
+        RULES.append(Rule(rule_id, section, summary, fn, tuple(families)))
         return fn
     return wrap
 
 
 def check(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *,
-          kernel_rules: bool = True) -> list[Violation]:
-    """Every violation of the PTX rules and, unless ``kernel_rules=False``, of our own kernel's
-    restrictions (``kernel-*``: what perfmodel/kernels/gemm_sm90.cu can build; validation needs them,
-    predictions and the search do not)."""
-    ctx = Ctx(problem, cfg, hw)
+          kernel_rules: bool = True, facts: ScheduleFacts = WARP_SPECIALISED) -> list[Violation]:
+    """Every violation of the PTX rules (as they bear on the schedule ``facts`` describe) and, unless
+    ``kernel_rules=False``, of the restrictions of the kernel family ``facts.family`` (ours by default:
+    ``kernel-*``, what perfmodel/kernels/gemm_sm90.cu can build; validation needs them, predictions
+    of what the PTX allows do not)."""
+    ctx = Ctx(problem, cfg, hw, facts)
     out: list[Violation] = []
     for r in RULES:
-        if r.kernel_only and not kernel_rules:
+        if r.families and (not kernel_rules or facts.family not in r.families):
             continue
         for reason in r.fn(ctx):
             out.append(Violation(r.id, reason, r.section))
     return out
 
 
-def is_legal(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, kernel_rules: bool = False) -> bool:
-    """Legal by the PTX ISA (and, with ``kernel_rules=True``, buildable by our sm_90a kernel)."""
-    return not check(problem, cfg, hw, kernel_rules=kernel_rules)
+def is_legal(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, kernel_rules: bool = False,
+             facts: ScheduleFacts = WARP_SPECIALISED) -> bool:
+    """Legal by the PTX ISA (and, with ``kernel_rules=True``, buildable by the family ``facts`` names)."""
+    return not check(problem, cfg, hw, kernel_rules=kernel_rules, facts=facts)
 

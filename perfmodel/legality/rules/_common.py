@@ -76,7 +76,7 @@ def operands(c: Ctx, with_epilogue: bool = True) -> list[Operand]:
                 a_tile_k if a_k else cfg.tile_m, cfg.tile_m if a_k else a_tile_k, p.a_elem_bytes),
         Operand("B", p.b_dtype, p.b_major, cfg.swizzle_b,
                 cfg.tile_k if b_k else per_cta_n(c), per_cta_n(c) if b_k else cfg.tile_k, p.b_elem_bytes),
-    ]
+    ] if c.facts.tma_loads else []     # a family loading A/B with cp.async has no TMA boxes for them
     if with_epilogue and cfg.epilogue is Epilogue.TMA_STORE:
         ops.append(Operand("D", p.out_dtype, Major.K, None, min(cfg.tile_n, EPILOGUE_SUBTILE_N), cfg.tile_m,
                            p.out_dtype.bits / 8))

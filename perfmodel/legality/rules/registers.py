@@ -45,16 +45,17 @@ def register_pool(c: Ctx):
     if not c.sm90 or not positive(c):
         return
     per = consumer_registers(c)
-    total = WARPGROUP_THREADS * (c.cfg.consumers * per + PRODUCER_WARPGROUPS * PRODUCER_REGISTERS)
+    producers = c.facts.producer_warpgroups
+    total = WARPGROUP_THREADS * (c.cfg.consumers * per + producers * PRODUCER_REGISTERS)
     if total > c.hw.registers.per_sm:
-        yield (f"{c.cfg.consumers} consumer warpgroups x 128 threads x {per} registers + producer "
-               f"128 x {PRODUCER_REGISTERS} = {total} > {c.hw.registers.per_sm} registers per SM")
+        yield (f"{c.cfg.consumers} consumer warpgroups x 128 threads x {per} registers + {producers} producer "
+               f"warpgroup(s) x 128 x {PRODUCER_REGISTERS} = {total} > {c.hw.registers.per_sm} registers per SM")
 
 
 @rule("threads-per-cta", "CUDA Programming Guide: 1024 threads per block (not PTX); warpgroup = 128 threads, PTX ISA 9.0 §9.7.15.1",
       "(consumer warpgroups + 1 producer warpgroup) x 128 threads <= 1024 threads per CTA")
 def threads_per_cta(c: Ctx):
-    threads = (c.cfg.consumers + PRODUCER_WARPGROUPS) * WARPGROUP_THREADS
+    threads = (c.cfg.consumers + c.facts.producer_warpgroups) * WARPGROUP_THREADS
     if threads > MAX_THREADS_PER_CTA:
-        yield (f"{c.cfg.consumers} consumer + {PRODUCER_WARPGROUPS} producer warpgroups = {threads} threads "
+        yield (f"{c.cfg.consumers} consumer + {c.facts.producer_warpgroups} producer warpgroups = {threads} threads "
                f"> {MAX_THREADS_PER_CTA} per CTA")

@@ -46,8 +46,9 @@ def _global_strides(c: Ctx):
     p = c.problem
     a_cols = (p.k // 2 if p.sparse_a else p.k) if p.a_major is Major.K else p.m
     b_cols = p.k if p.b_major is Major.K else p.n
-    yield "A", p.a_dtype, a_cols * p.a_dtype.bits / 8
-    yield "B", p.b_dtype, b_cols * p.b_dtype.bits / 8
+    if c.facts.tma_loads:                      # cp.async loads (Triton's pointer matmul) need no tensor map
+        yield "A", p.a_dtype, a_cols * p.a_dtype.bits / 8
+        yield "B", p.b_dtype, b_cols * p.b_dtype.bits / 8
     if c.cfg.epilogue is Epilogue.TMA_STORE:   # the direct epilogue stores from registers, no tensor map
         yield "D", p.out_dtype, p.n * p.out_dtype.bits / 8
 

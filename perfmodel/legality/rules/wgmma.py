@@ -62,6 +62,10 @@ def wgmma_major(c: Ctx):
 @rule("wgmma-consumer-split", "PTX ISA 9.0 §9.7.15.1 (warpgroup) / §9.7.15.2 (M=64)",
       "sm_90a consumer warpgroups split tile_m into equal multiples of 64 rows")
 def wgmma_consumer_split(c: Ctx):
-    if c.sm90 and positive(c) and c.cfg.tile_m % (WGMMA_M * c.cfg.consumers):
-        yield (f"tile_m={c.cfg.tile_m} does not split into {c.cfg.consumers} consumer warpgroup(s) "
+    if not (c.sm90 and positive(c)) or not c.cfg.tile_m % (WGMMA_M * c.cfg.consumers):
+        return
+    if c.facts.split_n and c.cfg.tile_m % WGMMA_M == 0 and c.cfg.consumers % (c.cfg.tile_m // WGMMA_M) == 0 \
+            and c.cfg.tile_n % (8 * c.cfg.consumers // (c.cfg.tile_m // WGMMA_M)) == 0:
+        return                                 # warpgroups side by side along N (Triton's layout)
+    yield (f"tile_m={c.cfg.tile_m} does not split into {c.cfg.consumers} consumer warpgroup(s) "
                f"of a multiple of 64 rows each")
