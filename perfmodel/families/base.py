@@ -57,6 +57,9 @@ class KernelFamily:
     name: str = ""
     summary: str = ""
     facts: ScheduleFacts = ScheduleFacts()
+    # whether predictions apply the family's own restriction rules: a Triton config that Triton cannot
+    # build is no prediction; our kernel's restrictions only bind what our validation kernel can build
+    restrict_predictions: bool = True
 
     def schedule(self, problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> Schedule:
         raise NotImplementedError

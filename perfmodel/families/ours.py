@@ -22,6 +22,7 @@ class OursFamily(KernelFamily):
     name = "ours"
     summary = "our warp-specialised kernel: producer warpgroup + wgmma consumers (perfmodel/kernels/gemm_sm90.cu)"
     facts = WARP_SPECIALISED
+    restrict_predictions = False     # predictions describe what the PTX allows for this design
 
     def schedule(self, problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> Schedule:
         sm100 = hw.arch is Arch.SM100A

@@ -50,6 +50,7 @@ class Prediction:
     reason: str = ""
     details: Mapping[str, float] = field(default_factory=dict, compare=False)
     timeline: object = field(default=None, compare=False, repr=False)
+    family: str = "ours"             # the kernel family (schedule) predicted
 
     @property
     def time_us(self) -> float:
@@ -57,7 +58,7 @@ class Prediction:
 
     def to_dict(self) -> dict:
         finite = math.isfinite(self.time_s)
-        return {"config": self.config_name, "gpu": self.gpu, "problem": self.problem,
+        return {"config": self.config_name, "family": self.family, "gpu": self.gpu, "problem": self.problem,
                 "tflops": self.tflops, "time_us": self.time_us if finite else None,
                 "time_s": self.time_s if finite else None, "cycles": self.cycles,
                 "clock_hz": self.clock_hz, "bottleneck": self.bottleneck.value,
@@ -80,16 +81,20 @@ def problem_key(problem: GemmProblem) -> str:
 
 
 def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_hz: float | None = None,
-            record_timeline: bool = False, full: bool = False) -> Prediction:
-    """Predict one configuration. Raises IllegalConfigError when ``check`` finds PTX violations.
+            record_timeline: bool = False, full: bool = False, family=None) -> Prediction:
+    """Predict one configuration run by the kernel ``family`` (a name or a KernelFamily; default our
+    kernel). Raises IllegalConfigError when ``check`` finds PTX violations (or, for families whose
+    predictions need them, such as Triton's, violations of the family's own restrictions).
     ``full=True`` simulates every k-iteration and every tile of the busiest SM (tests only)."""
-    violations = check(problem, cfg, hw, kernel_rules=False)   # a prediction is about what the PTX allows
+    from ..families import get_family
+    fam = get_family(family)
+    violations = check(problem, cfg, hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)
     if violations:
         raise IllegalConfigError(violations)
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
     from ..sim.params import build_inputs
     clock = float(clock_hz or hw.clock.sustained_tensor_hz)
-    inputs = build_inputs(problem, cfg, hw, clock)
+    inputs = build_inputs(problem, cfg, hw, clock, fam)
     res = run_inputs(inputs, record_timeline=record_timeline, full=full)
     if clock_hz is None and not res.deadlock:
         clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full)
@@ -105,7 +110,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
                       utilization=MappingProxyType(dict(res.utilization)),
                       stall_cycles=MappingProxyType({k: int(round(v)) for k, v in res.stall_cycles.items()}),
                       analytic=base, deadlock=res.deadlock, reason=res.reason,
-                      details=MappingProxyType(dict(res.details)), timeline=res.timeline)
+                      details=MappingProxyType(dict(res.details)), timeline=res.timeline, family=fam.name)
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
@@ -157,14 +162,14 @@ def prediction_row(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, p:
 
 
 def predict_many(rows: Iterable[tuple[GemmProblem, KernelConfig, HardwareSpec]], *,
-                 clock_hz: float | None = None):
+                 clock_hz: float | None = None, family=None):
     """Predict many (problem, config, hw) triples -> pandas DataFrame with Optuna-style columns.
     Illegal configurations become rows with ``user_attrs_pred_error`` set (never an exception)."""
     import pandas as pd
     out = []
     for problem, cfg, hw in rows:
         try:
-            p = predict(problem, cfg, hw, clock_hz=clock_hz)
+            p = predict(problem, cfg, hw, clock_hz=clock_hz, family=family)
             out.append(prediction_row(problem, cfg, hw, p))
         except IllegalConfigError as exc:
             out.append(prediction_row(problem, cfg, hw, None, str(exc)))

@@ -212,7 +212,7 @@ def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
     of every CTA over (cycles x SMs), and the bytes L2 actually moved over (cycles x L2 bandwidth): power
     follows the bytes moved, not the bandwidth that narrow box rows occupy (our H100 clock runs: the
     32B-swizzle tile runs at 1941 MHz, L2-bound at 3.8 TB/s)."""
-    ctas_k = sched.n_tiles * sched.cluster_size * p.k_iters
+    ctas_k = sched.n_tiles * sched.cluster_size * p.k_iters / max(p.ctas_per_sm, 1)   # simulated CTAs' stages
     math = ctas_k * p.issuers * p.instr_per_stage * p.instr_math_cycles
     l2_bytes = ctas_k * p.l2_moved_bytes_per_stage
     sms = max(sched.sm_count, sched.active_sms, 1)

@@ -11,16 +11,13 @@ import math
 from dataclasses import dataclass
 
 from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_bytes
+from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
 from .memory import Traffic, l2_occupancy_bytes_per_stage, multicast_factors, traffic
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
 
-# wgmma.wait_group depth of the modelled consumer: CUTLASS sm90 mainloops keep one wgmma batch in
-# flight (K_PIPE_MMAS = 1) and release a stage once the batch issued before it completed. A kernel with
-# a single stage must wait for its only batch (depth 0). Software, not hardware: lives here.
-WGMMA_WAIT_DEPTH = 1
 SMEM_WAVEFRONT_BYTES = 128     # one conflict-free SMEM access: 32 banks x 4 bytes (CUDA Programming Guide)
 
 
@@ -62,6 +59,8 @@ class SimParams:
     out_bytes_per_tile: float      # written to L2/HBM per tile
     flops_per_stage: float         # useful FLOPs of one CTA per stage
     l2_moved_bytes_per_stage: float = 0.0   # bytes L2 actually moves (after multicast) + output share: power
+    inline_issue_cycles: float = 0.0  # per k-block, on each MMA warpgroup's own path (software-pipelined loads)
+    ctas_per_sm: int = 1              # co-resident CTAs simulated as one (their sums above)
 
     @property
     def instr_cycles(self) -> float:
@@ -181,8 +180,15 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
 
-def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
-    sched = make_schedule(problem, cfg, hw)
+def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float,
+                 family: "KernelFamily | str | None" = None) -> ModelInputs:
+    """The simulation's inputs for one SM running ``family``'s schedule (default: our kernel). Co-resident
+    CTAs of a non-persistent kernel (``Schedule.ctas_per_sm`` = c > 1) start together and run in step:
+    the SM is simulated as one CTA with c times the MMA warpgroups, stage bytes, load issue work and
+    output of one, sharing one tensor core, one TMA/LSU path, its L2/HBM share and its store path."""
+    sch = get_family(family).schedule(problem, cfg, hw)
+    c = sch.ctas_per_sm
+    sched = make_schedule(problem, cfg, hw, c)
     traf = traffic(problem, cfg, hw, sched)
     sm100 = hw.arch is Arch.SM100A
     k_iters = math.ceil(problem.k / cfg.tile_k)
@@ -192,11 +198,13 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         n_instr = (math.ceil(cfg.tile_m * cfg.cta_group / cfg.mma_m) * math.ceil(cfg.tile_n / cfg.mma_n)
                    * math.ceil(cfg.tile_k / cfg.mma_k))
     else:
-        issuers = max(cfg.consumers, 1)
-        n_instr = (max(cfg.tile_m // issuers // 64, 1) * math.ceil(cfg.tile_n / cfg.mma_n)
+        issuers = sch.issuers
+        n_instr = (max(sch.rows_per_issuer // 64, 1) * math.ceil(sch.cols_per_issuer / cfg.mma_n)
                    * math.ceil(cfg.tile_k / cfg.mma_k))
     out_bytes = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
     sbytes = stage_bytes(problem, cfg)
+    inline = _inline_issue_cycles(problem, cfg, hw, sch, sbytes)
+    cp_async = sch.producer is Producer.CP_ASYNC_INLINE
     # SMEM banks serve TMA writes, MMA operand reads, tcgen05.cp of scale factors and (on sm_100a, where
     # it overlaps the mainloop) the epilogue's staging: each instruction carries its share of the writes,
     # weighted by smem.write_port_share (1: writes take read cycles one for one; 0: a separate write path).
@@ -207,30 +215,48 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     acc_bytes = cfg.tile_m * cfg.tile_n * problem.acc_dtype.bits / 8
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
-        persistent=cfg.persistent,
-        tma_issue_cycles=_tma_issue_cycles(problem, cfg, hw), tma_latency_cycles=hw.tma.latency_cycles + _miss_fraction(traf) * hw.tma.hbm_miss_latency_cycles,
-        stage_tx_bytes=sbytes * cfg.cta_group, stage_smem_bytes=sbytes,
+        persistent=sch.persistent,
+        # one TMA unit per SM issues every co-resident CTA's boxes; cp.async copies are issued by each CTA's
+        # own warps in parallel
+        tma_issue_cycles=inline if cp_async else c * _tma_issue_cycles(problem, cfg, hw),
+        tma_latency_cycles=hw.tma.latency_cycles + _miss_fraction(traf) * hw.tma.hbm_miss_latency_cycles,
+        stage_tx_bytes=c * sbytes * cfg.cta_group, stage_smem_bytes=c * sbytes,
         # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
         # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
-        l2_bytes_per_stage=l2_occupancy_bytes_per_stage(problem, cfg, hw) + out_bytes / k_iters,
-        l2_moved_bytes_per_stage=traf.l2_read_bytes_per_stage + out_bytes / k_iters,
-        hbm_bytes_per_stage=traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
-            sched.n_tiles * cfg.cluster_size * k_iters),
-        tma_bytes_per_clock=hw.tma.bytes_per_clock_per_sm,
+        l2_bytes_per_stage=c * (l2_occupancy_bytes_per_stage(problem, cfg, hw) + out_bytes / k_iters),
+        l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
+        hbm_bytes_per_stage=c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
+            sched.n_tiles * cfg.cluster_size * k_iters)),
+        tma_bytes_per_clock=hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async else hw.tma.bytes_per_clock_per_sm,
         **_memory_shares(hw, clock_hz, sched),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
-        issuers=issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
+        issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,
         issue_overhead_cycles=hw.tensor_core.mma_issue_overhead_cycles,
-        wait_depth=0 if sm100 else min(WGMMA_WAIT_DEPTH, max(cfg.stages - 1, 0)),
+        wait_depth=sch.wait_depth,
         acc_buffers=cfg.acc_buffers if sm100 else 1,
         acc_load_cycles=acc_bytes / hw.tmem.load_bytes_per_clock_per_sm if sm100 else 0.0,
         epi_bytes_per_worker=out_bytes if sm100 else out_bytes / issuers,
-        epi_workers=1 if sm100 else issuers,
+        epi_workers=1 if sm100 else c * issuers,
         epi_bytes_per_clock=(hw.sync.epilogue_bytes_per_clock_per_sm if cfg.epilogue is Epilogue.TMA_STORE
                              else hw.sync.direct_store_bytes_per_clock_per_sm),
-        out_bytes_per_tile=out_bytes, flops_per_stage=flops * n_instr * issuers)
+        out_bytes_per_tile=c * out_bytes, flops_per_stage=c * flops * n_instr * issuers,
+        inline_issue_cycles=inline if sch.producer.inline else 0.0, ctas_per_sm=c)
     return ModelInputs(params, sched, traf)
+
+
+def _inline_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sch, sbytes: int) -> float:
+    """Cycles the MMA warps spend per k-block issuing their own loads (software-pipelined families): the
+    TMA boxes and expect_tx of one stage (one thread issues them, the others wait at the CTA barrier), or
+    a stage's 16-byte cp.async copies spread over the CTA's warps, each warp-wide copy with its address
+    and mask arithmetic (lsu.cp_async_issue_cycles_per_warp_instr)."""
+    if sch.producer is Producer.TMA_INLINE:
+        return _tma_issue_cycles(problem, cfg, hw)
+    if sch.producer is Producer.CP_ASYNC_INLINE:
+        warps = 4 * sch.issuers
+        warp_instrs = sbytes / (16 * 32)
+        return warp_instrs / warps * hw.lsu.cp_async_issue_cycles_per_warp_instr
+    return 0.0
 
 
 __all__ = ["SimParams", "ModelInputs", "at_clock", "build_inputs", "mma_instruction", "wgmma_latency_cycles",

@@ -189,6 +189,7 @@ class SmSim:
         row, full_bars, empty, marks = f"MMA wg{c}", self.full, self.empty, self.marks
         ahead = self.run_ahead and p.issuers == 1
         issue, depth = n * p.issue_overhead_cycles, p.wait_depth
+        inline = cycles(p.inline_issue_cycles)   # its own loads (software-pipelined families), after the release
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
         for tile in range(self.n_tiles):
             pending: deque = deque()
@@ -219,6 +220,7 @@ class SmSim:
                 free = now + cycles(nxt - now)
                 for s_old in release:
                     empty[s_old].arrive(at=free)
+                free += inline
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
                 free += cycles(max(d for _, d in pending) - free)

@@ -29,22 +29,27 @@ class Schedule:
     persistent: bool
     sm_count: int = 0       # SMs of the GPU (chip-wide activity for the power-limited clock)
     cluster_size: int = 1   # CTAs per cluster tile
+    ctas_per_sm: int = 1    # tiles one SM runs at once (co-resident CTAs of a non-persistent kernel)
 
     @property
     def wave_efficiency(self) -> float:
         return self.n_tiles / (self.waves * self.slots)
 
 
-def make_schedule(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> Schedule:
+def make_schedule(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, ctas_per_sm: int = 1) -> Schedule:
+    """``ctas_per_sm`` > 1 (a non-persistent kernel whose CTAs are small enough to share an SM): that many
+    tiles run on one SM at once, so a wave holds that many times the SMs' tiles."""
     tm = math.ceil(problem.m / (cfg.cluster_m * cfg.tile_m))
     tn = math.ceil(problem.n / (cfg.cluster_n * cfg.tile_n))
     n = tm * tn * problem.batch
-    slots = hw.resident_clusters(cfg.cluster_size)
+    per_sm = max(ctas_per_sm, 1)
+    slots = hw.resident_clusters(cfg.cluster_size) * per_sm
     waves = math.ceil(n / slots)
+    active_sms = min(math.ceil(min(n, slots) * cfg.cluster_size / per_sm), hw.sm_count)
     return Schedule(tiles_m=tm, tiles_n=tn, batch=problem.batch, n_tiles=n, slots=slots, waves=waves,
                     tiles_per_cta=waves if cfg.persistent else 1,
-                    active_sms=min(n, slots) * cfg.cluster_size, persistent=cfg.persistent,
-                    sm_count=hw.sm_count, cluster_size=cfg.cluster_size)
+                    active_sms=active_sms, persistent=cfg.persistent,
+                    sm_count=hw.sm_count, cluster_size=cfg.cluster_size, ctas_per_sm=per_sm)
 
 
 def tile_coords(t: int, tiles_m: int, tiles_n: int, raster: Raster, group: int) -> tuple[int, int, int]:
