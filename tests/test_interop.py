@@ -5,7 +5,11 @@ from perfmodel import derive, load_hardware, make_problem
 from perfmodel.interop import exports
 from perfmodel.interop.cutlass import cutlass_description
 from perfmodel.interop.ours import kernel_flags
-from perfmodel.interop.triton import from_triton_kwargs, to_triton_config, triton_perf_model
+from perfmodel.interop.triton import export as _export, export_reason, matmul_perf_model, rank
+
+
+def to_triton_config(problem, cfg, hw):
+    return _export(problem, cfg, hw)
 from tune_fakes import fake_objective
 
 H100, B200 = load_hardware("h100-sxm"), load_hardware("b200")
@@ -41,40 +45,45 @@ def test_cutlass_description_names_tile_cluster_and_schedules():
     assert d2["MmaTileShape_MNK"] == [256, 256, 64] and "2SmSm100" in d2["KernelSchedule"]
 
 
-def test_triton_config_exists_only_without_a_cta_pair_and_round_trips():
-    cfg = sm90_cfg()
-    t = to_triton_config(cfg)
-    assert t["kwargs"] == {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8}
-    assert (t["num_warps"], t["num_stages"], t["num_ctas"]) == (8, 4, 2)
-    back = from_triton_kwargs({**t["kwargs"], "num_warps": 8, "num_stages": 4, "num_ctas": 2}, BF16, H100)
-    assert (back.tile_m, back.tile_n, back.tile_k, back.stages, back.consumers, back.cluster_m) == \
-           (128, 256, 64, 4, 2, 2)
+def test_triton_export_only_where_triton_can_build_it():
+    cfg = derive(BF16, H100, (128, 256, 64), stages=4, consumers=2, cluster=(1, 1), group_size=8).config
+    t = to_triton_config(BF16, cfg, H100)
+    assert t["kwargs"] == {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}
+    assert (t["num_warps"], t["num_stages"], t["num_ctas"]) == (8, 4, 1)
+    # block sizes Triton rejects (not a power of two) and clusters have no Triton equivalent
+    odd = derive(BF16, H100, (128, 192, 64), stages=4, consumers=2, cluster=(1, 1)).config
+    assert to_triton_config(BF16, odd, H100) is None and "triton-block-pow2" in export_reason(BF16, odd, H100)
+    assert to_triton_config(BF16, sm90_cfg(), H100) is None          # a 2x1 cluster
     pair = derive(BF16, B200, (128, 256, 64), cluster=(2, 1), cta_group=2).config
-    assert to_triton_config(pair) is None
     assert exports(BF16, pair, B200)["triton"] is None
 
 
 class _Tensor:
-    dtype = "torch.float8_e4m3fn"
+    dtype = "torch.float16"
 
 
-def test_triton_perf_model_signature_returns_ms_and_inf_when_illegal():
-    seen = []
-
-    def predictor(problem, cfg, hw):
-        seen.append(problem.a_dtype.value)
-        return fake_objective(problem, cfg, hw)
-
-    pm = triton_perf_model(H100, dtype_from="a_ptr", predictor=predictor)
+def test_perf_model_signature_returns_ms_fp16_works_and_inf_when_illegal():
+    pm = matmul_perf_model("h100-sxm", dtype="bf16", kernel="triton-tma", dtype_from="a_ptr")
     # what triton.autotune passes: kernel args (nargs), then config.all_kwargs()
-    ms = pm(a_ptr=_Tensor(), b_ptr=None, M=4096, N=4096, K=4096, stride_am=4096, BLOCK_SIZE_M=128,
-            BLOCK_SIZE_N=128, BLOCK_SIZE_K=128, GROUP_SIZE_M=8, num_warps=8, num_stages=4, num_ctas=1,
-            maxnreg=None)
-    expect = fake_objective(make_problem("4096x4096x4096", "fp8"),
-                            from_triton_kwargs({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 128,
-                                                "GROUP_SIZE_M": 8, "num_warps": 8, "num_stages": 4},
-                                               make_problem("4096x4096x4096", "fp8"), H100), H100).time_s * 1e3
-    assert seen == ["e4m3"] and math.isclose(ms, expect)
-    # 30 stages of 128x256x128 fp8 cannot fit in shared memory
-    assert pm(M=4096, N=4096, K=4096, BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, num_warps=8,
-              num_stages=30) == math.inf
+    ms = pm(a_ptr=_Tensor(), b_ptr=None, M=4096, N=4096, K=4096, stride_am=4096, BLOCK_M=128,
+            BLOCK_N=128, BLOCK_K=64, GROUP_M=8, num_warps=4, num_stages=4, num_ctas=1, maxnreg=None)
+    assert 0.1 < ms < 2.0 and math.isfinite(ms)          # fp16 is predicted, not refused
+    # shared memory Triton cannot allocate, and a block size it rejects
+    assert pm(M=4096, N=4096, K=4096, BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=6) == math.inf
+    assert pm(M=4096, N=4096, K=4096, BLOCK_M=96, BLOCK_N=128, BLOCK_K=64, num_warps=4, num_stages=3) == math.inf
+
+
+def test_perf_model_maps_the_kernels_own_argument_names():
+    pm = matmul_perf_model("h100-sxm", kernel="triton-ptr",
+                           names={"M": "m", "N": "n", "K": "k", "BLOCK_M": "BM", "BLOCK_N": "BN", "BLOCK_K": "BK"})
+    ms = pm(m=2048, n=2048, k=2048, BM=128, BN=128, BK=64, GROUP_M=8, num_warps=4, num_stages=3)
+    assert math.isfinite(ms) and ms > 0
+
+
+def test_rank_orders_configs_best_first():
+    cfgs = [{"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 64, "GROUP_M": 8, "num_warps": w, "num_stages": 3}
+            for bm, bn, w in [(64, 64, 4), (128, 256, 8), (128, 128, 4), (256, 256, 4)]]
+    df = rank(cfgs, 8192, 8192, 8192, kernel="triton-tma")
+    assert list(df["pred_ms"]) == sorted(df["pred_ms"])
+    assert df.iloc[-1]["BLOCK_M"] == 256 and math.isinf(df.iloc[-1]["pred_ms"]) and df.iloc[-1]["reason"]
+    assert df.iloc[0]["config"] in cfgs

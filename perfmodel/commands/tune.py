@@ -11,6 +11,7 @@ import sys
 from ..config import KernelConfig
 from ..hardware import load_hardware
 from ..interop import exports
+from ..interop.triton import export_reason as triton_export_reason
 from ..problem import make_problem
 from ..search.tuner import SAMPLERS, SearchError, TuneResult, tune
 from ..search.space import load_space, parse_override
@@ -114,6 +115,7 @@ def _document(result: TuneResult, storage: str | None, k: int, validation) -> di
         best = result.best_config
         doc["best"] = {"tflops": doc["top"][0]["tflops"], "config": config_dict(best)}
         doc["exports"] = exports(result.problem, best, result.hw)
+        doc["triton_why_not"] = triton_export_reason(result.problem, best, result.hw)
     if validation is not None:
         doc["validation"] = validation
     return doc
@@ -152,10 +154,9 @@ def _print(doc: dict) -> None:
           f" ({c['RasterOrderOptions']}, max_swizzle_size {c['max_swizzle_size']})")
     t = ex["triton"]
     if t:
-        print(f"  triton.Config       triton.Config({t['kwargs']}, num_warps={t['num_warps']}, "
-              f"num_stages={t['num_stages']}, num_ctas={t['num_ctas']})")
+        print(f"  Triton (triton-tma) {t['text']}")
     else:
-        print("  triton.Config       (no Triton equivalent: cta_group=2)")
+        print(f"  Triton (triton-tma) (no equivalent: {doc.get('triton_why_not') or 'see perfmodel check --kernel triton-tma'})")
     if "validation" in doc:
         _print_validation(doc["validation"])
 

@@ -29,7 +29,9 @@ def consumer_registers(c: Ctx) -> int:
 @rule("wgmma-acc-registers", "PTX ISA 9.0 §9.7.15.5.1.1 (D fragments: N/2 f32 per thread per m64) / §9.7.19.5 (setmaxnreg)",
       f"sm_90a accumulator registers per consumer thread + {NON_ACC_REGISTERS} others fit the setmaxnreg ceiling")
 def wgmma_acc_registers(c: Ctx):
-    if not c.sm90 or not positive(c):
+    # setmaxnreg belongs to warp-specialised kernels; without a producer warpgroup (Triton) the
+    # family's own register rule applies the plain per-thread limit
+    if not c.sm90 or not positive(c) or c.facts.producer_warpgroups == 0:
         return
     acc = acc_registers_per_thread(c.problem, c.cfg)
     cap = c.hw.registers.setmaxnreg_max_per_thread

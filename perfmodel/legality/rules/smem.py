@@ -14,7 +14,9 @@ from ._common import positive
 @rule("smem-capacity", "CUDA Programming Guide: dynamic shared memory per block opt-in (hardware file), not PTX",
       "all stages + epilogue staging + barriers (+1 KiB swizzle alignment) fit the per-block shared memory")
 def smem_capacity(c: Ctx):
-    if not positive(c):
+    # this layout (ring + separate epilogue staging + barrier block) is a warp-specialised kernel's; a
+    # software-pipelined family counts its own shared memory (its restriction rules, e.g. triton-smem)
+    if not positive(c) or c.facts.producer_warpgroups == 0:
         return
     need = smem_bytes(c.problem, c.cfg)
     cap = c.hw.smem.per_block_optin_bytes
