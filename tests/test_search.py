@@ -184,7 +184,7 @@ def test_cli_tune_prints_top_best_and_exports(monkeypatch, capsys):
     rc = main(["tune", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--trials", "5",
                "--storage", "memory", "--set", "stages=4", "--set", "tile_m=128", "--top", "2"])
     out = capsys.readouterr().out
-    assert rc == 0 and "rank" in out and "CUTLASS" in out and "triton.Config" in out
+    assert rc == 0 and "rank" in out and "CUTLASS" in out and "Triton (triton-tma)" in out
 
 
 @pytest.mark.parametrize("argv, message", [
