@@ -22,32 +22,42 @@ def add_arguments(p):
                    help="also fail on restrictions of our sm_90a validation kernel (kernel-* rules)")
 
 
+def _smem(r) -> int:
+    """Shared memory of one CTA as the family lays it out (our kernel: ring + epilogue staging + barriers)."""
+    if r.family.name == "ours":
+        return smem_bytes(r.problem, r.config)
+    return r.family.schedule(r.problem, r.config, r.hw).smem_bytes_per_cta
+
+
 def _as_dict(v) -> dict:
     return {"rule": v.rule, "reason": v.reason, "ptx_section": v.ptx_section}
 
 
 def run(args) -> int:
     r = resolve(args)
-    found = check(r.problem, r.config, r.hw)
+    fam = r.family
+    found = check(r.problem, r.config, r.hw, facts=fam.facts)
+    # a Triton config its family cannot build is no config at all; our kernel's restrictions only say
+    # whether `perfmodel validate` can run it (--our-kernel makes them count)
     kernel = [v for v in found if v.rule.startswith("kernel-")]
-    violations = found if args.our_kernel else [v for v in found if v not in kernel]
+    violations = found if (args.our_kernel or fam.restrict_predictions) else [v for v in found if v not in kernel]
     status = 1 if violations else 0
     if args.json:
         print(json.dumps({"gpu": r.hw.name, "problem": r.problem.shape_name(), "dtype": args.dtype,
-                          "config": r.config.name, "legal": not violations,
+                          "kernel": fam.name, "config": r.config.name, "legal": not violations,
                           "derived": list(r.derived.notes),
-                          "smem_bytes": smem_bytes(r.problem, r.config),
+                          "smem_bytes": _smem(r),
                           "violations": [_as_dict(v) for v in violations],
                           "our_kernel_can_run": not kernel,
                           "our_kernel_restrictions": [_as_dict(v) for v in kernel]}, indent=2))
         return status
     print(f"gpu      {r.hw.name} ({r.hw.arch.value})")
     print(f"problem  {r.problem.shape_name()} {args.dtype} (kind::{r.problem.kind.value})")
-    print(f"config   {r.config.name}")
+    print(f"config   {r.config.name}  (kernel {fam.name})")
     for note in r.derived.notes:
         print(f"  derived  {note}")
-    print(f"smem     {smem_bytes(r.problem, r.config)} B of {r.hw.smem.per_block_optin_bytes} B per block")
-    if kernel and not args.our_kernel:
+    print(f"smem     {_smem(r)} B of {r.hw.smem.per_block_optin_bytes} B per block")
+    if kernel and not args.our_kernel and not fam.restrict_predictions:
         print(f"note     our sm_90a validation kernel cannot run this ({len(kernel)} restriction(s)):")
         for v in kernel:
             print(f"  {v}")

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from ..config import Derived, KernelConfig, derive
+from ..families import DEFAULT as DEFAULT_FAMILY, FAMILIES, KernelFamily, TritonFamily, TritonKnobs, get_family
 from ..errors import ConfigError, PerfmodelError
 from ..hardware import HardwareSpec, load_hardware
 from ..problem import DTYPE_PRESETS, GemmProblem, make_problem
@@ -18,6 +19,9 @@ def add_problem_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sparse", action="store_true", help="structured-sparse A (2:4; 1:2 tf32; 4:8 mxf4)")
     p.add_argument("--a-major", choices=["k", "mn"], default="k", help="A contiguous along K (default) or M")
     p.add_argument("--b-major", choices=["k", "mn"], default="k", help="B contiguous along K (default) or N")
+    p.add_argument("--kernel", choices=list(FAMILIES), default=DEFAULT_FAMILY,
+                   help="kernel family: ours (default), triton-tma (Triton's TMA matmul), triton-ptr "
+                        "(Triton's pointer matmul with cp.async)")
 
 
 def add_knob_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,6 +33,7 @@ def add_knob_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", metavar="MxN", help="cluster shape, e.g. 2x1")
     p.add_argument("--cta-group", type=int, choices=[1, 2], help="tcgen05 cta_group (sm_100a)")
     p.add_argument("--consumers", type=int, help="consumer (sm_90a) or epilogue (sm_100a) warpgroups")
+    p.add_argument("--num-warps", type=int, help="Triton families: num_warps (4 or 8; default 4)")
     p.add_argument("--acc-buffers", type=int, help="TMEM accumulator buffers (sm_100a)")
     p.add_argument("--multicast", action=argparse.BooleanOptionalAction, default=None, help="TMA multicast in the cluster")
     p.add_argument("--persistent", action=argparse.BooleanOptionalAction, default=None, help="persistent tile scheduler")
@@ -56,6 +61,7 @@ class Resolved:
     hw: HardwareSpec
     problem: GemmProblem
     derived: Derived
+    family: KernelFamily = FAMILIES[DEFAULT_FAMILY]
 
     @property
     def config(self) -> KernelConfig:
@@ -67,8 +73,11 @@ def resolve(args: argparse.Namespace) -> Resolved:
     hw = load_hardware(args.gpu)
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse,
                            a_major=args.a_major, b_major=args.b_major)
+    family = get_family(getattr(args, "kernel", None))
+    if isinstance(family, TritonFamily):
+        return Resolved(hw, problem, _triton(args, problem, hw, family), family)
     if getattr(args, "config", None):
-        return Resolved(hw, problem, Derived(KernelConfig.from_name(args.config), ("from --config",)))
+        return Resolved(hw, problem, Derived(KernelConfig.from_name(args.config), ("from --config",)), family)
     derived = derive(problem, hw, _parse(args.tile, _TRIPLE, "--tile (expected BMxBNxBK)"),
                      stages=args.stages, swizzle=args.swizzle,
                      cluster=_parse(args.cluster, _PAIR, "--cluster (expected MxN)"),
@@ -76,7 +85,36 @@ def resolve(args: argparse.Namespace) -> Resolved:
                      raster=args.raster, group_size=args.group_size, multicast=args.multicast,
                      acc_buffers=args.acc_buffers, epilogue=args.epilogue,
                      mma=_parse(args.mma, _TRIPLE, "--mma (expected MxNxK)"))
-    return Resolved(hw, problem, derived)
+    return Resolved(hw, problem, derived, family)
+
+
+TRITON_DEFAULTS = {"tile": (128, 128, 64), "group_size": 8, "num_warps": 4, "stages": 3}   # Triton tutorial
+
+
+def _triton(args, problem: GemmProblem, hw: HardwareSpec, family: TritonFamily) -> Derived:
+    """A Triton family's configuration from --tile (BLOCK_MxBLOCK_NxBLOCK_K), --stages (num_stages),
+    --num-warps (or --consumers x 4), --group-size (GROUP_M); the knobs Triton has no say in are refused."""
+    for flag in ("config", "mma", "swizzle", "cluster", "cta_group", "acc_buffers", "multicast", "persistent",
+                 "raster", "epilogue"):
+        if getattr(args, flag, None) is not None:
+            raise ConfigError(f"--{flag.replace('_', '-')} does not apply to --kernel {family.name} "
+                              f"(Triton chooses it; the knobs are --tile, --stages, --num-warps, --group-size)")
+    notes = []
+    tile = _parse(args.tile, _TRIPLE, "--tile (expected BMxBNxBK)")
+    if tile is None:
+        tile = TRITON_DEFAULTS["tile"]
+        notes.append("BLOCK_M/N/K=128x128x64 (default, Triton tutorial)")
+    warps = args.num_warps or (4 * args.consumers if args.consumers else None)
+    if warps is None:
+        warps = TRITON_DEFAULTS["num_warps"]
+        notes.append("num_warps=4 (default)")
+    stages = args.stages or TRITON_DEFAULTS["stages"]
+    group = args.group_size or TRITON_DEFAULTS["group_size"]
+    knobs = TritonKnobs(*tile, group_m=group, num_warps=warps, num_stages=stages)
+    cfg = family.config(problem, hw, knobs)
+    sch = family.schedule(problem, cfg, hw)
+    notes.append(f"Triton config {knobs.name}: {sch.describe()}")
+    return Derived(cfg, tuple(notes))
 
 
 __all__ = ["add_problem_arguments", "add_knob_arguments", "resolve", "Resolved", "PerfmodelError"]

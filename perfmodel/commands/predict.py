@@ -22,7 +22,8 @@ def add_arguments(p):
 
 def run(args) -> int:
     r = resolve(args)
-    violations = check(r.problem, r.config, r.hw, kernel_rules=False)
+    fam = r.family
+    violations = check(r.problem, r.config, r.hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)
     if violations:
         if args.json:
             print(json.dumps({"config": r.config.name, "legal": False, "violations": [
@@ -35,7 +36,7 @@ def run(args) -> int:
         return 1
     want_tl = bool(args.timeline or args.trace)
     clock = args.clock_mhz * 1e6 if args.clock_mhz else None
-    pred = predict(r.problem, r.config, r.hw, clock_hz=clock, record_timeline=want_tl)
+    pred = predict(r.problem, r.config, r.hw, clock_hz=clock, record_timeline=want_tl, family=fam)
     if want_tl and pred.timeline is not None:
         from ..sim.timeline import write_chrome_trace, write_gantt
         title = f"{r.hw.name} {r.problem.shape_name()} {args.dtype}  {r.config.name}"
@@ -56,7 +57,7 @@ def _print_text(p: Prediction, r, args) -> None:
     a = p.analytic
     print(f"gpu        {r.hw.name} ({r.hw.arch.value}), clock {p.clock_hz / 1e6:.0f} MHz")
     print(f"problem    {r.problem.shape_name()} {args.dtype} (kind::{r.problem.kind.value})")
-    print(f"config     {p.config_name}")
+    print(f"config     {p.config_name}  (kernel {p.family})")
     for note in r.derived.notes:
         print(f"  derived  {note}")
     if p.deadlock:

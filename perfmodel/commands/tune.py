@@ -62,6 +62,8 @@ def run(args) -> int:
     if args.trials < 0 or args.top < 0 or args.validate_top < 0:
         raise SearchError("--trials, --top and --validate-top must be >= 0")
     hw = load_hardware(args.gpu)
+    if getattr(args, "kernel", "ours") != "ours":
+        return _tune_triton(args, hw)
     if args.validate_top:   # fail before a long search, not after it
         from ..search.validate_top import local_runner
         local_runner(hw.name, args.measurements)
@@ -86,6 +88,36 @@ def run(args) -> int:
         print(json.dumps(doc, indent=2))
     else:
         _print(doc)
+    return 0
+
+
+def _tune_triton(args, hw) -> int:
+    """A Triton family: its space (configs/search/triton.toml, a few hundred points) is predicted whole,
+    so the best is the model's optimum whatever the seed; prints triton.Config objects to paste."""
+    import math
+    from ..interop.triton import config_text, load_space as load_triton_space, rank
+    if args.validate_top or args.our_kernel or args.set:
+        raise SearchError(f"--validate-top, --our-kernel and --set apply to --kernel ours only")
+    knobs = load_triton_space(args.space)
+    problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major, b_major=args.b_major)
+    df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel)
+    legal = df[df["pred_ms"].apply(math.isfinite)]
+    top = legal.head(args.top)
+    rows = [{"rank": i + 1, "pred_ms": float(r.pred_ms), "pred_tflops": float(r.pred_tflops),
+             "bottleneck": r.bottleneck, "triton_config": config_text(r.config),
+             "kwargs": {"BLOCK_M": int(r.BLOCK_M), "BLOCK_N": int(r.BLOCK_N), "BLOCK_K": int(r.BLOCK_K),
+                        "GROUP_M": int(r.GROUP_M)}, "num_warps": int(r.num_warps), "num_stages": int(r.num_stages)}
+            for i, r in enumerate(top.itertuples())]
+    doc = {"gpu": hw.name, "problem": problem.shape_name(), "dtype": args.dtype, "kernel": args.kernel,
+           "space_points": len(df), "legal": len(legal), "search": "exhaustive", "top": rows}
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    print(f"kernel   {args.kernel} on {hw.name}, {problem.shape_name()} {args.dtype}: every one of {len(df)} "
+          f"configurations predicted ({len(legal)} legal)")
+    print(f"{'rank':>4} {'TFLOP/s':>9} {'ms':>9}  {'bound':<12} triton.Config")
+    for r in rows:
+        print(f"{r['rank']:>4} {r['pred_tflops']:>9.1f} {r['pred_ms']:>9.4f}  {r['bottleneck']:<12} {r['triton_config']}")
     return 0
 
 

@@ -156,6 +156,26 @@ def rank(configs: Iterable[Any], M: int, N: int, K: int, *, gpu: str | HardwareS
                           kind="stable").reset_index(drop=True)
 
 
+SPACE_FILE = "triton.toml"
+SPACE_KNOBS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps", "num_stages")
+
+
+def load_space(path: str | None = None) -> list[TritonKnobs]:
+    """Every point of the Triton search space (configs/search/triton.toml or ``path``)."""
+    import itertools
+    import tomllib
+    from pathlib import Path
+    from ..hardware import config_dir
+    f = Path(path) if path else config_dir() / "search" / SPACE_FILE
+    try:
+        doc = tomllib.loads(f.read_text())
+        knobs = doc["knobs"]
+        values = [[int(v) for v in knobs[k]["values"]] for k in SPACE_KNOBS]
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise TritonInteropError(f"cannot read the Triton search space {f}: {exc}") from None
+    return [TritonKnobs(*v) for v in itertools.product(*values)]
+
+
 def triton_configs(knobs: Iterable[TritonKnobs], names: Mapping[str, str] | None = None) -> list:
     """``triton.Config`` objects for these knobs (imports Triton)."""
     import triton
@@ -201,5 +221,5 @@ def _export(cfg: KernelConfig) -> dict[str, Any]:
                         "persistence and the epilogue (Triton's family: one CTA per tile, TMA store)"]}
 
 
-__all__ = ["DEFAULT_NAMES", "Ranked", "TritonInteropError", "config_text", "export", "export_reason",
+__all__ = ["DEFAULT_NAMES", "SPACE_KNOBS", "Ranked", "load_space", "TritonInteropError", "config_text", "export", "export_reason",
            "knobs_from_kwargs", "matmul_perf_model", "predict_knobs", "rank", "triton_configs"]
