@@ -1,0 +1,103 @@
+"""Accuracy of the Triton families against the committed Triton datasets (data/triton/*.jsonl).
+
+    python3 benchmarks/bench_triton.py [--split calibration|held_out|all] [--file data/triton/h100_triton.jsonl]
+
+Per family and shape: Spearman of predicted vs measured time over the configs, the predicted top-1's measured
+time over the measured best (regret), whether the measured best is in the predicted top-8, MAPE and bias;
+then the medians. Predictions at the boost clock (the datasets are short do_bench loops: NVML median
+1950 MHz on the H100). Configurations the model refuses (e.g. accumulators that spill) are predicted last
+(time inf) and left out of the error figures, not of the ranking. The split is configs/splits/triton.toml;
+change the model on the calibration shapes only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import sys
+import tomllib
+
+import pandas as pd
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from perfmodel import load_hardware, make_problem  # noqa: E402
+from perfmodel.calibration.stats import spearman  # noqa: E402
+from perfmodel.families import TritonKnobs  # noqa: E402
+from perfmodel.interop.triton import predict_knobs  # noqa: E402
+
+GPU_BY_NAME = {"NVIDIA H100 80GB HBM3": "h100-sxm", "NVIDIA H200": "h200"}
+
+
+def load(path: pathlib.Path) -> tuple[dict, pd.DataFrame]:
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])["header"]
+    rows = [json.loads(ln) for ln in lines[1:] if ln.strip()]
+    return head, pd.DataFrame(rows)
+
+
+def predicted(df: pd.DataFrame, gpu: str, clock: str = "boost") -> pd.DataFrame:
+    hw = load_hardware(gpu)
+    clock = {"boost": hw.clock.boost_hz, "model": None}[clock]
+    out = []
+    for (m, n, k), g in df.groupby(["m", "n", "k"]):
+        problem = make_problem((int(m), int(n), int(k)), "bf16")
+        for r in g.itertuples():
+            kn = TritonKnobs(*[int(x) for x in r.knobs])
+            p = predict_knobs(problem, hw, kn, r.family, clock_hz=clock)
+            out.append({"idx": r.Index, "pred_s": p.time_ms / 1e3, "pred_bottleneck": p.bottleneck})
+    pr = pd.DataFrame(out).set_index("idx")
+    return df.join(pr)
+
+
+def per_shape(df: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for (fam, m, n, k), g in df.groupby(["family", "m", "n", "k"]):
+        g = g[g.valid]
+        fin = g[g.pred_s.apply(math.isfinite)]
+        err = fin.pred_s / fin.time_median_s - 1
+        best = g.time_median_s.min()
+        ranked = g.sort_values("pred_s", kind="stable")
+        top1 = ranked.iloc[0].time_median_s / best
+        in_top8 = best in set(ranked.head(8).time_median_s)
+        top8 = ranked.head(8).time_median_s.min() / best
+        rows.append({"family": fam, "shape": f"{m}x{n}x{k}", "configs": len(g), "refused": len(g) - len(fin),
+                     "spearman": spearman(g.pred_s.rank(method="average").clip(upper=1e9), g.time_median_s),
+                     "top1_regret": top1 - 1, "best_in_top8": in_top8, "top8_gap": top8 - 1,
+                     "mape": float(err.abs().mean()), "bias": float(err.median()),
+                     "best_tflops": 2 * m * n * k / best / 1e12})
+    return pd.DataFrame(rows)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--split", choices=["calibration", "held_out", "all"], default="calibration")
+    ap.add_argument("--file", default=None)
+    args = ap.parse_args()
+    split = tomllib.loads((ROOT / "configs/splits/triton.toml").read_text())["split"]
+    files = [pathlib.Path(args.file)] if args.file else sorted((ROOT / "data/triton").glob("*.jsonl"))
+    for f in files:
+        head, df = load(f)
+        gpu = GPU_BY_NAME.get(head["gpu_name"], "h100-sxm")
+        df["shape"] = [f"{m}x{n}x{k}" for m, n, k in zip(df.m, df.n, df.k)]
+        if args.split != "all":
+            df = df[df["shape"].isin(split[args.split])]
+        if df.empty:
+            continue
+        res = per_shape(predicted(df, gpu))
+        pd.set_option("display.width", 200)
+        print(f"\n{f.relative_to(ROOT)} ({head['gpu_name']}, Triton {head['triton']}), split: {args.split}, "
+              f"clock: boost {load_hardware(gpu).clock.boost_hz / 1e6:.0f} MHz")
+        print(res.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        for fam, g in res.groupby("family"):
+            print(f"{fam}: median Spearman {g.spearman.median():.3f} (min {g.spearman.min():.3f}), top-1 regret "
+                  f"median {g.top1_regret.median() * 100:.1f}% (max {g.top1_regret.max() * 100:.1f}%), measured best "
+                  f"in predicted top-8 on {int(g.best_in_top8.sum())}/{len(g)} shapes (top-8 gap max "
+                  f"{g.top8_gap.max() * 100:.1f}%), MAPE {g.mape.median() * 100:.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
