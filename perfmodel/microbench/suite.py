@@ -17,7 +17,7 @@ from . import MicrobenchError
 from .build import all_sources_digest, build_all, find_nvcc, nvcc_version
 from .derive import Update, derive_updates, product_of, rounded, split_for_target
 from .report import summary_table, write_csvs
-from .runner import SmiSampler, provenance, run_program
+from .runner import SmiSampler, parse_records, provenance, run_program
 from .tomledit import apply_to_file
 
 SCHEMA = "perfmodel.microbench/1"
@@ -35,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--apply", metavar="TOML", help="write the measured values into this hardware file")
     p.add_argument("--from-json", metavar="FILE", help="use an earlier run's results instead of running")
     p.add_argument("--build-only", action="store_true", help="compile the programs and stop")
+    p.add_argument("--only", metavar="PROGRAMS", help="comma-separated programs to run (default: all), e.g. mb_pitch")
+    p.add_argument("--ncu", action="store_true", help="also read the L2 sector/request counters of mb_pitch --profile "
+                                                      "with ncu (--clock-control none: the clocks are left alone)")
 
 
 def check_gpu() -> None:
@@ -73,6 +76,82 @@ def _run_one(doc: dict, logs: dict, path: str, name: str, args: list[str], timeo
     return run
 
 
+RUN_ORDER = ("mb_memory", "mb_sync", "mb_wgmma", "mb_tma", "mb_pitch")
+NCU_PITCH_METRICS = ("lts__t_sectors.sum", "lts__t_requests.sum", "lts__t_sectors_srcunit_tex.sum",
+                     "lts__t_requests_srcunit_tex.sum")
+NCU_TIMEOUT_S = 180
+
+
+def _selected(args) -> tuple[str, ...]:
+    only = getattr(args, "only", None)
+    if not only:
+        return RUN_ORDER
+    names = tuple(n.strip() for n in only.split(",") if n.strip())
+    unknown = [n for n in names if n not in RUN_ORDER]
+    if unknown:
+        raise MicrobenchError(f"--only: unknown program(s) {', '.join(unknown)} (known: {', '.join(RUN_ORDER)})")
+    return tuple(n for n in RUN_ORDER if n in names)
+
+
+def parse_ncu_csv(text: str) -> list[dict[str, float]]:
+    """ncu --csv (details page): one {metric: value} per profiled launch, in launch order."""
+    import csv
+    import io
+    rows = [ln for ln in text.splitlines() if ln.startswith('"')]
+    launches: dict[str, dict[str, float]] = {}
+    for r in csv.DictReader(io.StringIO("\n".join(rows))):
+        name, val = r.get("Metric Name"), (r.get("Metric Value") or "").replace(",", "")
+        if not name or r.get("ID") is None:
+            continue
+        try:
+            launches.setdefault(r["ID"], {})[name] = float(val)
+        except ValueError:
+            continue
+    return [launches[k] for k in sorted(launches, key=int)]
+
+
+def _ncu_pitch(doc: dict, logs: dict, exe: str) -> None:
+    """mb_pitch --profile under ncu: L2 sectors and requests per box row for a few geometries. A failure
+    (no ncu, counters not readable) is recorded and the suite goes on."""
+    import subprocess
+    import tempfile
+    ncu = shutil.which("ncu")
+    entry = {"program": "ncu mb_pitch", "args": ["--profile"]}
+    doc["programs"].append(entry)
+    if ncu is None:
+        entry["error"] = "ncu not on PATH"
+        return
+    print("[microbench] running ncu on mb_pitch --profile ...", flush=True)
+    for metrics in (NCU_PITCH_METRICS, NCU_PITCH_METRICS[:2]):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "ncu.csv"
+            cmd = [ncu, "--clock-control", "none", "--csv", "--log-file", str(log), "--metrics", ",".join(metrics),
+                   "--kernel-name", "regex:pitch_load_kernel", exe, "--profile"]
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=NCU_TIMEOUT_S)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                entry["error"] = f"ncu: {exc}"
+                return
+            text = log.read_text() if log.exists() else ""
+        logs["ncu_mb_pitch"] = proc.stdout + proc.stderr + "\n--- ncu csv ---\n" + text
+        launches = parse_ncu_csv(text)
+        cases = [r for r in parse_records(proc.stdout) if r["bench"] == "tma_pitch_profile"]
+        if proc.returncode == 0 and launches and len(launches) == len(cases):
+            break
+        entry["error"] = f"ncu exited {proc.returncode} with {len(launches)} launches for {len(cases)} cases"
+    else:
+        return
+    entry.pop("error", None)
+    entry["metrics"] = list(metrics)
+    for case, counters in zip(cases, launches):
+        rec = dict(case, bench="tma_pitch_ncu")
+        rows = case["box_rows_loaded"]
+        for k, v in counters.items():
+            rec[k] = v
+            rec[k.replace(".sum", "") + "_per_row"] = v / rows if rows else None
+        doc["records"].append(rec)
+
+
 def measure(args, command: str) -> dict:
     """Build and run everything on this machine's GPU; returns the results document."""
     nvcc = find_nvcc()
@@ -90,8 +169,10 @@ def measure(args, command: str) -> dict:
         t_idle0 = time.monotonic()
         time.sleep(max(args.idle_seconds, 0.0) if sampler.available else 0.0)
         t_idle1 = time.monotonic()
-        for name in ("mb_memory", "mb_sync", "mb_wgmma", "mb_tma"):
+        for name in _selected(args):
             _run_one(doc, logs, str(bins[name].path), name, extra, PROGRAM_TIMEOUT_S)
+        if getattr(args, "ncu", False) and "mb_pitch" in _selected(args):
+            _ncu_pitch(doc, logs, str(bins["mb_pitch"].path))
         if args.burn_seconds > 0:
             burn = _run_one(doc, logs, str(bins["mb_wgmma"].path), "mb_wgmma",
                             ["--burn", str(args.burn_seconds)], PROGRAM_TIMEOUT_S + args.burn_seconds)

@@ -1,0 +1,330 @@
+// TMA row-pitch / address-alignment sweep (issue 8): what a box row costs the L2 when it does not start
+// on a 128-byte line or a 32-byte sector.
+//  - origin sweep: an aligned pitch (4096 B) and every box origin 0..112 B in 16 B steps, so every row
+//    of a box has the same offset inside its 128-byte line (one geometry per measurement);
+//  - pitch sweep: the global row pitch K x element bytes 128/64/32/16-byte aligned (bf16 K = 2048, 2016,
+//    2000, 2064, 2008; fp8 K = 2048, 2112, 2016, 2000, 2064), box origins on the box grid, so row r starts
+//    at r x pitch mod 128 (the mix of geometries a K-major GEMM operand sees);
+//  - TMA stores (the epilogue's cp.async.bulk.tensor shared -> global) at the output pitches N x 2 B.
+// Loads: chip-wide (one CTA per SM, one thread issuing a ring of boxes) from an L2-resident tensor and
+// from HBM (a 1 GiB tensor read once), and one CTA alone from L2 (the TMA unit's own rate). Each record
+// gives bytes per SM clock, and the sectors (32 B) and lines (128 B) a box row touches on average.
+// Usage: mb_pitch [--quick] [--profile]   (--profile: a few short launches for ncu's L2 counters)
+#include "mb_common.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+static bool g_quick = false;
+
+static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (!fn) {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !p) die("cuTensorMapEncodeTiled not found in the driver");
+    fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+  }
+  return fn;
+}
+
+// A 2-D tensor of `rows` rows of pitch_bytes each (every byte of the pitch is a tensor element, as for a
+// K-major operand of K elements), boxes of box_inner x box_outer elements.
+static CUtensorMap make_map(void* base, int elem_bytes, uint64_t rows, uint64_t pitch_bytes, uint32_t box_inner,
+                            uint32_t box_outer, int swizzle) {
+  CUtensorMap m;
+  cuuint64_t dims[2] = {pitch_bytes / elem_bytes, rows};
+  cuuint64_t strides[1] = {pitch_bytes};
+  cuuint32_t box[2] = {box_inner, box_outer};
+  cuuint32_t estr[2] = {1, 1};
+  CUtensorMapSwizzle sw = swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                          : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                          : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                          : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMapDataType dt = elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  // L2 promotion as in our GEMM kernel (gemm_sm90.cu)
+  CUresult r = encode_fn()(&m, dt, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    die("cuTensorMapEncodeTiled failed (%d): pitch %llu B, box %ux%u, swizzle %d", (int)r,
+        (unsigned long long)pitch_bytes, box_inner, box_outer, swizzle);
+  return m;
+}
+
+// ---------------------------------------------------------------- device
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* m, int c0, int c1, uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(m)), "r"(bar), "r"(c0), "r"(c1) : "memory");
+}
+__device__ __forceinline__ void tma_store(const CUtensorMap* m, uint32_t src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+               ::"l"(reinterpret_cast<uint64_t>(m)), "r"(src), "r"(c0), "r"(c1) : "memory");
+}
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* m) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(m)) : "memory");
+}
+__device__ __forceinline__ uint32_t aligned_base(const void* raw) { return (smem_u32(raw) + 1023u) & ~1023u; }
+
+// Boxes are numbered b = row_block << nbx_log2 | column; counts are powers of two (no division in the
+// issuing thread's loop: see mb_tma.cu).
+struct Walk {
+  uint32_t b, step, mask, nbx_mask, nbx_log2;
+  __device__ __forceinline__ void coords(int inner, int outer, int origin, int& c0, int& c1) const {
+    c0 = (int)(b & nbx_mask) * inner + origin;
+    c1 = (int)(b >> nbx_log2) * outer;
+  }
+  __device__ __forceinline__ void next() { b = (b + step) & mask; }
+};
+
+// mode 0: boxes of an L2-resident tensor, every CTA walking all of them from its own start;
+// mode 1: every box of a large tensor read once across the grid (HBM).
+__global__ void pitch_load_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
+                                  int inner, int outer, int origin, int nbx_log2, int nb, int mode,
+                                  ClockProbe* probe, unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
+  fence_mbar_init();
+  prefetch_map(&m);
+  const bool lead = blockIdx.x == 0;
+  if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
+  Walk w{mode == 0 ? blockIdx.x * 13u : blockIdx.x, mode == 0 ? 7u : gridDim.x, (uint32_t)nb - 1,
+         (1u << nbx_log2) - 1, (uint32_t)nbx_log2};
+  w.b &= w.mask;
+  int s = 0;
+  uint32_t parity = 0;
+  bool wrapped = false;
+  const long long t0 = clk();
+  for (int it = 0; it < iters; ++it, w.next()) {
+    const uint32_t bar = bars + 8 * s;
+    if (wrapped) mbar_wait(bar, parity);
+    mbar_arrive_expect_tx(bar, box_bytes);
+    int c0, c1;
+    w.coords(inner, outer, origin, c0, c1);
+    tma_load(base + s * box_bytes, &m, c0, c1, bar);
+    if (++s == stages) { s = 0; if (wrapped) parity ^= 1; wrapped = true; }
+  }
+  for (int k = 0; k < stages; ++k) {  // drain (iters >= stages)
+    mbar_wait(bars + 8 * s, parity);
+    if (++s == stages) { s = 0; parity ^= 1; }
+  }
+  const long long t1 = clk();
+  cycles[blockIdx.x] = t1 - t0;
+  if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
+}
+
+// TMA stores of one staged box (filled once) to a walk of output boxes; at most 8 bulk groups in flight
+// (wait_group.read 7), all writes complete (wait_group 0) before the clock stops.
+__global__ void pitch_store_kernel(const __grid_constant__ CUtensorMap m, int box_bytes, int iters, int inner,
+                                   int outer, int origin, int nbx_log2, int nb, int mode, ClockProbe* probe,
+                                   unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = aligned_base(raw);
+  uint32_t* words = reinterpret_cast<uint32_t*>(raw + (base - smem_u32(raw)));
+  for (int i = threadIdx.x; i < box_bytes / 4; i += blockDim.x) words[i] = hash32(i) & 0x3f7f3f7fu;
+  fence_proxy_async();
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  prefetch_map(&m);
+  const bool lead = blockIdx.x == 0;
+  if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
+  Walk w{mode == 0 ? blockIdx.x * 13u : blockIdx.x, mode == 0 ? 7u : gridDim.x, (uint32_t)nb - 1,
+         (1u << nbx_log2) - 1, (uint32_t)nbx_log2};
+  w.b &= w.mask;
+  const long long t0 = clk();
+  for (int it = 0; it < iters; ++it, w.next()) {
+    int c0, c1;
+    w.coords(inner, outer, origin, c0, c1);
+    tma_store(&m, base, c0, c1);
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 7;" ::: "memory");
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  const long long t1 = clk();
+  cycles[blockIdx.x] = t1 - t0;
+  if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
+}
+
+// ---------------------------------------------------------------- host
+struct Ctx {
+  int sms;
+  uint8_t *small, *big;      // L2-resident (<= 9 MiB) and HBM (>= 1 GiB) tensors, pitch up to kMaxPitch
+  ClockProbe* probe;
+  unsigned long long* cycles;
+};
+
+static const uint64_t kMaxPitch = 4224;
+static const uint64_t kSmallRows = 2048, kBigRows = 262144;
+static const int kBoxBytes = 16384;      // 128 B x 128 rows or 64 B x 256 rows (an A/B box of our GEMM)
+static const int kSpanBytes = 1024;      // box columns cover the first 1 KB of every row (+ the origin)
+
+struct Case {
+  const char* op;       // "load" or "store"
+  const char* sweep;    // "origin" or "pitch"
+  int elem_bytes;
+  int swizzle;
+  int row_bytes;        // box row (inner extent x element bytes)
+  uint64_t pitch;       // bytes
+  int origin;           // bytes added to every box's inner coordinate
+  int mode;             // 0 L2, 1 HBM
+  int grid;             // CTAs
+};
+
+static int pow2_align(uint64_t x) {
+  int a = 1;
+  while (a < 128 && x % (2 * a) == 0) a *= 2;
+  return a;
+}
+
+// Average 32-byte sectors and 128-byte lines one box row touches, over every row of every box walked.
+static void geometry(const Case& c, uint64_t rows, double& sectors, double& lines, double& frac_aligned) {
+  const int nbx = kSpanBytes / c.row_bytes;
+  double s = 0, l = 0, a = 0;
+  for (uint64_t r = 0; r < rows; ++r)
+    for (int j = 0; j < nbx; ++j) {
+      const uint64_t start = r * c.pitch + (uint64_t)j * c.row_bytes + c.origin, end = start + c.row_bytes - 1;
+      s += (double)(end / 32 - start / 32 + 1);
+      l += (double)(end / 128 - start / 128 + 1);
+      a += (start % 128 == 0) ? 1.0 : 0.0;
+    }
+  const double n = (double)rows * nbx;
+  sectors = s / n;
+  lines = l / n;
+  frac_aligned = a / n;
+}
+
+static void run_case(Ctx& ctx, const Case& c, int reps) {
+  const uint64_t rows = c.mode == 0 ? kSmallRows : kBigRows;
+  uint8_t* base = c.mode == 0 ? ctx.small : ctx.big;
+  const uint32_t inner = c.row_bytes / c.elem_bytes;
+  const bool store = !strcmp(c.op, "store");
+  const uint32_t outer = store ? 64 : kBoxBytes / c.row_bytes;   // the TMA-store epilogue stores 64-row boxes
+  const int box_bytes = (int)(inner * outer * c.elem_bytes);
+  const int nbx = kSpanBytes / c.row_bytes;
+  int nbx_log2 = 0, nb_log2 = 0;
+  while ((1 << nbx_log2) < nbx) ++nbx_log2;
+  while ((1ull << nb_log2) < (uint64_t)nbx * (rows / outer)) ++nb_log2;
+  const int nb = 1 << nb_log2;
+  CUtensorMap m = make_map(base, c.elem_bytes, rows, c.pitch, inner, outer, c.swizzle);
+  const int stages = std::max(2, std::min(8, (160 * 1024) / box_bytes));
+  const size_t per_cta = c.mode == 0 ? ((size_t)(g_quick ? 4 : 32) << 20) : (size_t)nb * box_bytes / c.grid;
+  const int iters = std::max(stages, (int)(per_cta / box_bytes));
+  const int smem = std::max(stages * box_bytes + 8 * stages + 2048, 120 * 1024);   // 1 CTA per SM
+  if (store) {
+    CK(cudaFuncSetAttribute((const void*)pitch_store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  } else {
+    CK(cudaFuncSetAttribute((const void*)pitch_load_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  }
+  const int origin_elems = c.origin / c.elem_bytes;
+  auto launch = [&] {
+    if (store)
+      pitch_store_kernel<<<c.grid, 128, smem>>>(m, box_bytes, iters, inner, outer, origin_elems, nbx_log2, nb,
+                                                c.mode, ctx.probe, ctx.cycles);
+    else
+      pitch_load_kernel<<<c.grid, 32, smem>>>(m, stages, box_bytes, iters, inner, outer, origin_elems, nbx_log2,
+                                              nb, c.mode, ctx.probe, ctx.cycles);
+  };
+  double sectors, lines, aligned;
+  geometry(c, rows, sectors, lines, aligned);
+  if (reps == 0) {   // --profile: one launch, for ncu's counters (matched to this record by order)
+    launch();
+    CK_LAUNCH();
+    Rec("tma_pitch_profile").str("op", c.op).str("sweep", c.sweep).num("row_bytes", c.row_bytes)
+        .num("swizzle", c.swizzle).num("pitch_bytes", (double)c.pitch).num("origin_bytes", c.origin)
+        .num("ctas", c.grid).num("iters", iters).num("box_bytes", box_bytes)
+        .num("box_rows_loaded", (double)iters * c.grid * outer).num("bytes_loaded", (double)iters * c.grid * box_bytes)
+        .num("sectors_per_row", sectors).num("lines_per_row", lines).emit();
+    return;
+  }
+  double ms = time_ms(reps, launch);
+  std::vector<unsigned long long> cyc(c.grid);
+  CK(cudaMemcpy(cyc.data(), ctx.cycles, c.grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  ClockProbe p;
+  CK(cudaMemcpy(&p, ctx.probe, sizeof p, cudaMemcpyDeviceToHost));
+  std::vector<double> bpc;
+  for (auto x : cyc) bpc.push_back((double)iters * box_bytes / (double)x);
+  const double bytes = (double)iters * box_bytes * c.grid, hz = probe_hz(p);
+  Rec("tma_pitch").str("op", c.op).str("sweep", c.sweep).str("source", c.mode == 0 ? "l2" : "hbm")
+      .str("dtype", c.elem_bytes == 2 ? "bf16" : "fp8").num("elem_bytes", c.elem_bytes).num("swizzle", c.swizzle)
+      .num("row_bytes", c.row_bytes).num("box_inner", inner).num("box_outer", outer).num("box_bytes", box_bytes)
+      .num("pitch_bytes", (double)c.pitch).num("k_elems", (double)(c.pitch / c.elem_bytes))
+      .num("pitch_align", pow2_align(c.pitch)).num("origin_bytes", c.origin).num("ctas", c.grid)
+      .num("stages", store ? 8 : stages).num("iters", iters).num("rows", (double)rows)
+      .num("sectors_per_row", sectors).num("lines_per_row", lines).num("row_line_aligned_fraction", aligned)
+      .num("bytes_per_clock_per_sm", median(bpc))
+      .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
+      .num("chip_bytes_per_s", bytes / (ms * 1e-3)).num("chip_bytes_per_clock", hz > 0 ? bytes / (ms * 1e-3) / hz : 0)
+      .num("ms", ms).num("sm_clock_hz", hz).num("reps", reps).emit();
+}
+
+static std::vector<Case> cases() {
+  std::vector<Case> out;
+  struct Row { int row, swz; };
+  const Row rows[] = {{128, 128}, {64, 64}};
+  // origin sweep: bf16, aligned pitch, L2, all SMs
+  for (const Row& r : rows)
+    for (int o = 0; o < 128; o += 16) out.push_back({"load", "origin", 2, r.swz, r.row, 4096, o, 0, 0});
+  // pitch sweep: bf16 and fp8, K from the issue's controlled pairs
+  const uint64_t k_bf16[] = {2048, 2016, 2000, 2064, 2008}, k_fp8[] = {2048, 2112, 2016, 2000, 2064};
+  for (int mode = 0; mode < 2; ++mode)
+    for (int eb : {2, 1})
+      for (const Row& r : rows)
+        for (int i = 0; i < 5; ++i)
+          out.push_back({"load", "pitch", eb, r.swz, r.row, (eb == 2 ? k_bf16[i] : k_fp8[i]) * eb, 0, mode, 0});
+  // one CTA alone (the TMA unit's own rate), 128-byte rows, L2
+  for (int eb : {2, 1})
+    for (int i = 0; i < 5; ++i)
+      out.push_back({"load", "pitch", eb, 128, 128, (eb == 2 ? k_bf16[i] : k_fp8[i]) * eb, 0, 0, 1});
+  // TMA stores of the epilogue's 64 x 64 bf16 boxes (128B swizzle) at output pitches N x 2 B
+  const uint64_t n_out[] = {2048, 2016, 2000, 2064, 2008};
+  for (int mode = 0; mode < 2; ++mode)
+    for (uint64_t n : n_out) out.push_back({"store", "pitch", 2, 128, 128, n * 2, 0, mode, 0});
+  return out;
+}
+
+// ncu: a few short chip-wide L2 loads (same kernel), in this order; profile with
+//   ncu --clock-control none --metrics lts__t_sectors_srcunit_tex.sum,lts__t_requests_srcunit_tex.sum ...
+static std::vector<Case> profile_cases() {
+  std::vector<Case> out;
+  for (int o : {0, 16, 32, 64}) out.push_back({"load", "origin", 2, 128, 128, 4096, o, 0, 0});
+  for (uint64_t k : {2016ull, 2000ull, 2008ull}) out.push_back({"load", "pitch", 2, 128, 128, k * 2, 0, 0, 0});
+  for (int o : {0, 16, 80, 96}) out.push_back({"load", "origin", 2, 64, 64, 4096, o, 0, 0});
+  return out;
+}
+
+int main(int argc, char** argv) {
+  bool profile = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--quick")) g_quick = true;
+    else if (!strcmp(argv[i], "--profile")) profile = true;
+    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile])", argv[i]);
+  }
+  emit_device_record();
+  Ctx ctx;
+  ctx.sms = sm_count();
+  const size_t small_bytes = kSmallRows * kMaxPitch, big_bytes = kBigRows * kMaxPitch;
+  CK(cudaMalloc(&ctx.small, small_bytes));
+  CK(cudaMalloc(&ctx.big, big_bytes));
+  fill_random_u16<<<1024, 256>>>((uint16_t*)ctx.small, small_bytes / 2, 11);
+  fill_random_u16<<<4096, 256>>>((uint16_t*)ctx.big, big_bytes / 2, 12);
+  CK_LAUNCH();
+  CK(cudaMalloc(&ctx.probe, sizeof(ClockProbe)));
+  CK(cudaMalloc(&ctx.cycles, ctx.sms * sizeof(unsigned long long)));
+  if (profile) {
+    g_quick = true;
+    for (Case c : profile_cases()) {
+      c.grid = ctx.sms;
+      run_case(ctx, c, 0);
+    }
+    return 0;
+  }
+  const int reps = g_quick ? 3 : 9;
+  for (Case c : cases()) {
+    if (c.grid == 0) c.grid = ctx.sms;
+    run_case(ctx, c, reps);
+  }
+  return 0;
+}
