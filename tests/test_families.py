@@ -100,3 +100,15 @@ def test_ptr_family_needs_no_tma_alignment():
     cfg_p = PTR.config(ragged, H100, TritonKnobs(128, 128, 64, 8, 4, 3))
     assert "tma-global-stride" in [v.rule for v in check(ragged, cfg_t, H100, facts=TMA.facts)]
     assert not check(ragged, cfg_p, H100, facts=PTR.facts)
+
+
+def test_ptr_family_without_16_divisible_k_loads_through_registers_synchronously():
+    from perfmodel.families import Producer
+    odd = make_problem("1000x1992x1016", "bf16")
+    even = make_problem("1000x1992x1024", "bf16")
+    k = TritonKnobs(64, 64, 64, 8, 4, 3)
+    s_odd = PTR.schedule(odd, PTR.config(odd, H100, k), H100)
+    s_even = PTR.schedule(even, PTR.config(even, H100, k), H100)
+    assert s_odd.producer is Producer.LDG_INLINE and s_odd.wait_depth == 0
+    assert s_even.producer is Producer.CP_ASYNC_INLINE and s_even.wait_depth == 1
+    assert TMA.schedule(odd, TMA.config(odd, H100, k), H100).producer is Producer.TMA_INLINE

@@ -26,6 +26,7 @@ class Producer(enum.Enum):
     TMA_WARP = "tma-warp"            # a producer warpgroup issues TMA; the MMA warpgroups only wait and compute
     TMA_INLINE = "tma-inline"        # the MMA warps issue TMA themselves, num_stages - 1 k-blocks ahead
     CP_ASYNC_INLINE = "cp-async"     # the MMA warps issue 16-byte cp.async copies, num_stages - 1 ahead
+    LDG_INLINE = "ld-global"         # the MMA warps load through registers (ld.global + st.shared), no async copy
 
     @property
     def inline(self) -> bool:

@@ -28,6 +28,7 @@ from .base import WARPGROUP_THREADS, WGMMA_M, KernelFamily, Producer, Schedule, 
 MMA_WAIT_DEPTH = 1           # warp_group_dot_wait {pendings = 1} in the pipelined loop (docs/triton-codegen.md)
 NON_ACC_REGISTERS = 40       # estimate of registers beside the accumulators (addresses, masks, loop state)
 BARRIER_BYTES = 8            # one mbarrier per stage (TMA family)
+TRITON_DIVISIBILITY = 16     # Triton specialises integer arguments divisible by 16 (vectorised access)
 
 
 @dataclass(frozen=True)
@@ -91,15 +92,25 @@ class TritonFamily(KernelFamily):
         acc = cfg.tile_m * cfg.tile_n * max(problem.acc_dtype.bits, 32) // 32 // (max(cfg.consumers, 1) * 128)
         return acc + NON_ACC_REGISTERS
 
+    def producer_for(self, problem: GemmProblem) -> Producer:
+        """The pointer matmul gets 16-byte cp.async copies only when Triton may assume 16-element-divisible
+        strides (its specialisation of integer arguments: stride_am = stride_bn = K); otherwise Triton 3.6
+        emits 2-byte ld.global.b16 + st.shared.b16 through registers and no async wgmma overlap
+        (docs/triton-codegen.md: 122 of 374 pointer kernels, all of the K % 16 != 0 class)."""
+        if self.producer is Producer.CP_ASYNC_INLINE and problem.k % TRITON_DIVISIBILITY:
+            return Producer.LDG_INLINE
+        return self.producer
+
     def schedule(self, problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> Schedule:
         wgs = max(cfg.consumers, 1)
+        producer = self.producer_for(problem)
         along_m, along_n = warpgroup_grid(cfg.tile_m, wgs)
         threads = WARPGROUP_THREADS * wgs
         smem = self.smem_bytes(problem, cfg)
         regs = min(self.registers_per_thread(problem, cfg), hw.registers.max_per_thread)
-        return Schedule(family=self.name, producer=self.producer, issuers=wgs,
+        return Schedule(family=self.name, producer=producer, issuers=wgs,
                         rows_per_issuer=max(cfg.tile_m // along_m, 1), cols_per_issuer=max(cfg.tile_n // along_n, 1),
-                        wait_depth=min(MMA_WAIT_DEPTH, max(cfg.stages - 1, 0)),
+                        wait_depth=0 if producer is Producer.LDG_INLINE else min(MMA_WAIT_DEPTH, max(cfg.stages - 1, 0)),
                         ctas_per_sm=occupancy(hw, smem, threads, regs), persistent=False,
                         threads_per_cta=threads, registers_per_thread=regs, smem_bytes_per_cta=smem)
 

@@ -204,7 +204,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     out_bytes = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
     sbytes = stage_bytes(problem, cfg)
     inline = _inline_issue_cycles(problem, cfg, hw, sch, sbytes)
-    cp_async = sch.producer is Producer.CP_ASYNC_INLINE
+    cp_async = sch.producer in (Producer.CP_ASYNC_INLINE, Producer.LDG_INLINE)
     # SMEM banks serve TMA writes, MMA operand reads, tcgen05.cp of scale factors and (on sm_100a, where
     # it overlaps the mainloop) the epilogue's staging: each instruction carries its share of the writes,
     # weighted by smem.write_port_share (1: writes take read cycles one for one; 0: a separate write path).
@@ -255,6 +255,12 @@ def _inline_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSp
     if sch.producer is Producer.CP_ASYNC_INLINE:
         warps = 4 * sch.issuers
         warp_instrs = sbytes / (16 * 32)
+        return warp_instrs / warps * hw.lsu.cp_async_issue_cycles_per_warp_instr
+    if sch.producer is Producer.LDG_INLINE:
+        # element-wide loads through registers: a 2-byte ld.global and an st.shared per element and thread,
+        # each taken at the issue cost of one warp-wide cp.async (an assumption, not a measurement)
+        warps = 4 * sch.issuers
+        warp_instrs = 2 * sbytes / (problem.a_elem_bytes * 32)
         return warp_instrs / warps * hw.lsu.cp_async_issue_cycles_per_warp_instr
     return 0.0
 
