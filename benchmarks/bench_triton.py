@@ -77,7 +77,7 @@ def main() -> int:
     ap.add_argument("--file", default=None)
     args = ap.parse_args()
     split = tomllib.loads((ROOT / "configs/splits/triton.toml").read_text())["split"]
-    files = [pathlib.Path(args.file)] if args.file else sorted((ROOT / "data/triton").glob("*_triton.jsonl"))
+    files = [pathlib.Path(args.file).resolve()] if args.file else sorted((ROOT / "data/triton").glob("*_triton.jsonl"))
     for f in files:
         head, df = load(f)
         gpu = GPU_BY_NAME.get(head["gpu_name"], "h100-sxm")
