@@ -135,6 +135,15 @@ class TmaSection:
     l2_efficiency_64b: float = _f(0.05, 1.5)
     l2_efficiency_32b: float = _f(0.05, 1.5)
     hbm_miss_latency_cycles: float = _f(0, 10000)   # extra latency of a box that misses L2 (from HBM)
+    # Row pitch / address alignment (perfmodel/sim/memory.py; absent: every row costs as if line-aligned).
+    # A box row is one L2 request per line it touches, plus a head/tail request when it starts/ends mid-sector.
+    sector_bytes: int = _f(1, 1024, int, optional=True)      # L2 sector (granule of a request's data)
+    line_bytes: int = _f(1, 4096, int, optional=True)        # L2 line (one request covers sectors of one line)
+    request_cycles: float = _f(0, 100, optional=True)        # one SM's TMA unit: cycles per L2 request
+    l2_request_bytes: float = _f(0, 4096, optional=True)     # L2 bandwidth (bytes) one extra load request occupies
+    l2_sector_bytes: float = _f(0, 4096, optional=True)      # ... one extra sector of a load row (mid-sector start)
+    store_l2_request_bytes: float = _f(0, 4096, optional=True)   # the same for TMA stores (output)
+    store_l2_sector_bytes: float = _f(0, 4096, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

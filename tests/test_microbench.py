@@ -318,3 +318,42 @@ def test_l2_bandwidth_takes_tma_when_it_beats_loads():
     u = by_key(doc)["l2.bandwidth_bytes_per_clock"]
     assert u.value == pytest.approx(5500.0) and u.bench == "mb_tma/tma_stream"
     assert "reaches 5000 B/clk" in u.detail
+
+
+PITCH_RUN = Path(__file__).resolve().parents[1] / "data/microbench/h100-80gb-hbm3-2026-11-23-pitch.json"
+
+
+def test_pitch_parameters_reproduce_from_the_committed_run():
+    """mb_pitch on the H100 (2026-11-23) -> the tma.* alignment keys in h100-sxm.toml, in the standard
+    library only (the derivation runs on the GPU machine too)."""
+    doc = suite.load_results(str(PITCH_RUN))
+    hw = parse_hardware(H100.read_text(), str(H100))
+    got = {u.key: rounded(u.key, u.value) for u in derive_updates(doc, None, hw.tma.l2_efficiency_128b)}
+    t = hw.tma
+    assert got == {"tma.sector_bytes": t.sector_bytes, "tma.line_bytes": t.line_bytes,
+                   "tma.request_cycles": t.request_cycles, "tma.l2_request_bytes": t.l2_request_bytes,
+                   "tma.l2_sector_bytes": t.l2_sector_bytes, "tma.store_l2_request_bytes": t.store_l2_request_bytes,
+                   "tma.store_l2_sector_bytes": t.store_l2_sector_bytes}
+    assert 0.95 < t.request_cycles < 1.05
+    # without the hardware file's aligned-row cost the L2 bytes cannot be stated: those keys are skipped
+    assert "tma.l2_request_bytes" not in {u.key for u in derive_updates(doc, None)}
+
+
+def test_only_selects_programs_in_run_order():
+    ns = type("A", (), {"only": "mb_pitch,mb_sync"})()
+    assert suite._selected(ns) == ("mb_sync", "mb_pitch")
+    assert suite._selected(type("A", (), {"only": None})()) == suite.RUN_ORDER
+    with pytest.raises(MicrobenchError, match="unknown program"):
+        suite._selected(type("A", (), {"only": "mb_nope"})())
+
+
+def test_parse_ncu_csv_groups_metrics_by_launch():
+    text = "\n".join([
+        "==PROF== Connected to process",
+        '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"',
+        '"1","pitch_load_kernel(CUtensorMap, int)","lts__t_requests.sum","request","2,000"',
+        '"0","pitch_load_kernel(CUtensorMap, int)","lts__t_sectors.sum","sector","1,234,567"',
+        '"0","pitch_load_kernel(CUtensorMap, int)","lts__t_requests.sum","request","10"',
+    ])
+    assert suite.parse_ncu_csv(text) == [{"lts__t_sectors.sum": 1234567.0, "lts__t_requests.sum": 10.0},
+                                         {"lts__t_requests.sum": 2000.0}]

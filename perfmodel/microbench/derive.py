@@ -6,6 +6,7 @@ are at the clock the GPU actually ran. Each derivation names the benchmark it us
 """
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from dataclasses import dataclass
@@ -74,6 +75,110 @@ def _tma_bandwidth(recs: list[dict]) -> Update | None:
     return Update("tma.bytes_per_clock_per_sm", best["bytes_per_clock_per_sm"], "mb_tma/tma_stream",
                   f"one CTA alone streaming {best['box_inner']}x{best['box_outer']} bf16 boxes (128B swizzle, "
                   f"{best['stages']} stages) from L2, best box size")
+
+
+SECTOR_BYTES, LINE_BYTES = 32, 128   # L2 sector and line (CUDA C++ Best Practices Guide); checked by ncu below
+
+
+def _pitch_geometry(r: dict) -> tuple[float, float]:
+    """Mean (requests, sectors) per box row of one mb_pitch case, over a full cycle of row offsets."""
+    from ..sim.memory import row_requests_sectors   # standard library only
+    row, pitch, origin = int(r["row_bytes"]), int(r["pitch_bytes"]), int(r.get("origin_bytes", 0))
+    pairs = [row_requests_sectors(origin + i * pitch + j * row, row, SECTOR_BYTES, LINE_BYTES)
+             for i in range(LINE_BYTES) for j in range(max(1024 // row, 1))]
+    return sum(p[0] for p in pairs) / len(pairs), sum(p[1] for p in pairs) / len(pairs)
+
+
+def _lstsq2(xs: list[tuple[float, float]], ys: list[float]) -> tuple[float, float]:
+    """Least squares y = a x0 + b x1 (no intercept)."""
+    s00 = sum(x[0] * x[0] for x in xs)
+    s01 = sum(x[0] * x[1] for x in xs)
+    s11 = sum(x[1] * x[1] for x in xs)
+    t0 = sum(x[0] * y for x, y in zip(xs, ys))
+    t1 = sum(x[1] * y for x, y in zip(xs, ys))
+    det = s00 * s11 - s01 * s01
+    if abs(det) < 1e-12:
+        return (t0 / s00 if s00 else 0.0), 0.0
+    return (t0 * s11 - t1 * s01) / det, (s00 * t1 - s01 * t0) / det
+
+
+def _pitch(recs: list[dict], eff128: float | None) -> list[Update]:
+    """Row-pitch / alignment parameters from mb_pitch (tma_pitch records, tma_pitch_ncu counters)."""
+    rows = select(recs, "tma_pitch")
+    if not rows:
+        return []
+    out: list[Update] = []
+    ncu = select(recs, "tma_pitch_ncu")
+    if ncu:
+        def _at(row, o, pitch=4096):
+            return next((r for r in ncu if r["row_bytes"] == row and r["origin_bytes"] == o
+                         and r["pitch_bytes"] == pitch), None)
+        a, m = _at(128, 0), _at(128, 16)
+        if a and m and "lts__t_sectors_per_row" in a:
+            detail = (f"ncu lts__t_sectors / lts__t_requests per 128-byte box row: "
+                      f"{a['lts__t_sectors_per_row']:.2f} / "
+                      f"{a['lts__t_requests_per_row']:.2f} line-aligned, {m['lts__t_sectors_per_row']:.2f} / "
+                      f"{m['lts__t_requests_per_row']:.2f} starting 16 B into a line")
+            out.append(Update("tma.sector_bytes", SECTOR_BYTES, "mb_pitch --profile (ncu)",
+                              f"L2 sector, CUDA C++ Best Practices Guide; {detail}"))
+            out.append(Update("tma.line_bytes", LINE_BYTES, "mb_pitch --profile (ncu)",
+                              f"L2 line, one request per line touched; {detail}"))
+    one = [r for r in rows if r["op"] == "load" and r["source"] == "l2" and r["ctas"] == 1]
+    per_req = []
+    for r in one:
+        req, _ = _pitch_geometry(r)
+        if req >= 1.25:   # request-bound (aligned 128-byte rows are bound by bytes and box issue instead)
+            per_req.append(r["row_bytes"] / r["bytes_per_clock_per_sm"] / req)
+    if per_req:
+        out.append(Update("tma.request_cycles", statistics.median(per_req), "mb_pitch/tma_pitch",
+                          f"one CTA alone streaming 128-byte rows from L2 at 64/32/16-byte aligned pitches "
+                          f"(1.5-2.6 requests per row): median cycles per request over {len(per_req)} cases "
+                          f"({min(per_req):.3f}-{max(per_req):.3f})"))
+
+    def fit(sel: list[dict], key) -> tuple[float, float, int, float] | None:
+        ref: dict[tuple, float] = {}
+        for r in sel:
+            if r.get("origin_bytes", 0) == 0 and int(r["pitch_bytes"]) % LINE_BYTES == 0:
+                ref[(key(r), r["row_bytes"])] = r["row_bytes"] / r["chip_bytes_per_clock"]
+        xs, ys = [], []
+        for r in sel:
+            k = (key(r), r["row_bytes"])
+            if k not in ref or (key(r), 128) not in ref or (r.get("origin_bytes", 0) == 0
+                                                            and int(r["pitch_bytes"]) % LINE_BYTES == 0):
+                continue
+            req, sec = _pitch_geometry(r)
+            xs.append((req - 1.0, sec - r["row_bytes"] / SECTOR_BYTES))
+            ys.append((r["row_bytes"] / r["chip_bytes_per_clock"] - ref[k]) / ref[(key(r), 128)])
+        if len(xs) < 2:
+            return None
+        a, b = _lstsq2(xs, ys)
+        rms = math.sqrt(statistics.fmean([(a * x[0] + b * x[1] - y) ** 2 for x, y in zip(xs, ys)]))
+        return a, b, len(xs), rms
+
+    loads = [r for r in rows if r["op"] == "load" and r["source"] == "l2" and r["ctas"] > 1]
+    f = fit(loads, lambda r: (r["sweep"], r["dtype"]))
+    if f and eff128:
+        a, b, n, rms = f
+        row = LINE_BYTES / eff128   # L2 bytes an aligned 128-byte row occupies in the model
+        how = (f"least squares over {n} chip-wide L2 cases (one CTA per SM; origin sweep 0..112 B and bf16/fp8 "
+               f"pitches 128/64/32/16-byte aligned, 64- and 128-byte rows) of the extra time per box row over the "
+               f"line-aligned row in the same series, against extra requests and sectors: {a:.3f} and {b:.3f} of an "
+               f"aligned 128-byte row (= 128 / tma.l2_efficiency_128b = {row:.1f} B), rms residual {rms:.3f}")
+        out.append(Update("tma.l2_request_bytes", a * row, "mb_pitch/tma_pitch", f"per extra request; {how}"))
+        out.append(Update("tma.l2_sector_bytes", b * row, "mb_pitch/tma_pitch", f"per extra sector; {how}"))
+    stores = [r for r in rows if r["op"] == "store" and r["source"] == "l2"]
+    f = fit(stores, lambda r: (r["sweep"], r["dtype"]))
+    if f:
+        a, b, n, rms = f
+        how = (f"least squares over {n} chip-wide TMA stores of 64x64 bf16 boxes (128B swizzle, the epilogue's) into "
+               f"an L2-resident tensor at 64/32/16-byte aligned pitches, extra time per row over the aligned "
+               f"pitch against extra requests and sectors: {a:.3f} and {b:.3f} of an aligned 128-byte row (which "
+               f"the model counts as its 128 bytes), rms residual {rms:.3f}")
+        out.append(Update("tma.store_l2_request_bytes", max(a, 0.0) * 128, "mb_pitch/tma_pitch",
+                          f"per extra request; {how}"))
+        out.append(Update("tma.store_l2_sector_bytes", max(b, 0.0) * 128, "mb_pitch/tma_pitch",
+                          f"per extra sector; {how}"))
+    return out
 
 
 def _sync(recs: list[dict]) -> list[Update]:
@@ -177,8 +282,11 @@ def _clock(doc: dict) -> Update | None:
     return None
 
 
-def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None) -> list[Update]:
-    """All hardware values the records support (missing benchmarks are skipped)."""
+def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
+                   l2_efficiency_128b: float | None = None) -> list[Update]:
+    """All hardware values the records support (missing benchmarks are skipped). The pitch parameters
+    are in L2 bytes relative to an aligned 128-byte row, so they need the hardware file's
+    tma.l2_efficiency_128b."""
     recs = doc.get("records", [])
     dev = (select(recs, "device") or [{}])[0]
     l2_bytes = dev.get("l2_bytes", 50 * MIB)
@@ -187,7 +295,7 @@ def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None) -> list[U
     found: list[Update | None] = [_tma_latency(recs), _tma_bandwidth(recs), _clock(doc)]
     groups: list[Callable[[], list[Update]]] = [
         lambda: _tma_issue(recs), lambda: _sync(recs), lambda: _smem(recs), lambda: _l2(recs, l2_bytes),
-        lambda: _hbm(recs, datasheet_hbm_bytes_per_s)]
+        lambda: _hbm(recs, datasheet_hbm_bytes_per_s), lambda: _pitch(recs, l2_efficiency_128b)]
     for g in groups:
         found.extend(g())
     return [u for u in found if u is not None]

@@ -232,6 +232,13 @@ def _toml_facts(toml_path: Path) -> tuple[float | None, str]:
         return None, ""
 
 
+def _l2_efficiency_128b(toml_path: Path) -> float | None:
+    try:
+        return float(tomllib.loads(toml_path.read_text())["tma"]["l2_efficiency_128b"]["value"])
+    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError):
+        return None
+
+
 def _matching_toml(gpu: str) -> Path:
     """The hardware file of the measured product (for the datasheet HBM figure), else h100-sxm."""
     for path in sorted(hardware_dir().glob("*.toml")):
@@ -276,7 +283,7 @@ def run(args, command: str) -> int:
     if doc.get("quick") and args.apply:
         raise MicrobenchError("refusing to apply a --quick run to a hardware file; rerun without --quick")
     datasheet_hbm, target = _toml_facts(toml_path)
-    updates = derive_updates(doc, datasheet_hbm)
+    updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(toml_path))
     print(summary_table(doc, updates))
     print(f"\nresults: {path}")
     if args.apply:

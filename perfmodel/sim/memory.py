@@ -10,13 +10,23 @@ fit, each byte crosses HBM once. Evaluating every wave would grow with M and N, 
 ``_SAMPLED_WAVES`` evenly spaced waves are evaluated and the rest interpolated (cost independent of
 the shape). TMA multicast divides the L2 reads of the multicast operand by the CTAs sharing it
 (SemiAnalysis: multicast cuts L2 traffic through the L2 request coalescer); SMEM writes are unchanged.
+
+Row pitch and address alignment: a box row is one L2 request per 128-byte line it touches when it
+starts on a 32-byte sector, and a head and a tail request more when it starts mid-sector (our mb_pitch
+microbenchmark and ncu's lts__t_requests, 2026-11-23). Rows start at r x pitch + box origin bytes, so the
+global row pitch (K x element bytes for K-major operands, N x 2 for the output) sets how many requests
+and sectors a box row costs: every extra request and sector occupies L2 bandwidth
+(tma.l2_request_bytes, tma.l2_sector_bytes, their store_ counterparts) and every request one cycle of
+the SM's TMA unit (tma.request_cycles). A 128-byte aligned pitch costs exactly what it did before.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ..config import KernelConfig, Swizzle, a_stage_bytes, b_stage_bytes, scale_stage_bytes
+from ..config import (EPILOGUE_SUBTILE_N, Epilogue, KernelConfig, Swizzle, a_stage_bytes, b_stage_bytes,
+                      scale_stage_bytes, stage_bytes)
 from ..hardware import HardwareSpec
 from ..problem import GemmProblem, Major
 from .scheduler import Schedule, wave_panels
@@ -56,6 +66,113 @@ def l2_row_efficiency(row: float, hw: HardwareSpec) -> float:
     return t.l2_efficiency_128b if row >= 128 else t.l2_efficiency_64b if row >= 64 else t.l2_efficiency_32b
 
 
+def row_requests_sectors(start: int, width: int, sector: int, line: int) -> tuple[int, int]:
+    """L2 requests and sectors of one TMA box row of `width` bytes at byte address `start`: a row starting
+    (ending) mid-sector sends its head (tail) up to the sector boundary as a request of its own; the
+    sector-aligned middle goes as one request per line it touches (our mb_pitch + ncu lts__t_requests,
+    H100, 2026-11-23: 1/2/3 requests per 128-byte row at offset 0/32/16, 3 per 64-byte row at 16 or 80)."""
+    end = start + width
+    sectors = (end - 1) // sector - start // sector + 1
+    a, b = -(-start // sector) * sector, end // sector * sector   # the sector-aligned middle [a, b)
+    if a > b:                                                      # inside one sector
+        return 1, sectors
+    requests = (start < a) + (b < end)
+    if b > a:
+        requests += (b - 1) // line - a // line + 1
+    return requests, sectors
+
+
+@lru_cache(maxsize=4096)
+def _mean_geometry(width: int, grain: int, sector: int, line: int) -> tuple[float, float]:
+    offsets = range(0, line, grain)
+    pairs = [row_requests_sectors(o, width, sector, line) for o in offsets]
+    return sum(r for r, _ in pairs) / len(pairs), sum(s for _, s in pairs) / len(pairs)
+
+
+def _int_bytes(x: float) -> int | None:
+    return int(x) if float(x).is_integer() and x > 0 else None
+
+
+def row_geometry(width: float, pitch: float, step: float, hw: HardwareSpec) -> tuple[float, float]:
+    """Mean (requests, sectors) per box row of `width` bytes when row r of a box starts r x pitch + a
+    multiple of `step` bytes (the box origin) past a line-aligned base: over the rows of a box the
+    offsets inside a line are spread evenly over the multiples of gcd(pitch, step, line). Widths or
+    pitches that are not whole bytes (sub-byte types) are taken as aligned."""
+    t = hw.tma
+    w, p, st = _int_bytes(width), _int_bytes(pitch), _int_bytes(step)
+    if t.sector_bytes is None or w is None:
+        return 1.0, 1.0
+    grain = math.gcd(p, st, t.line_bytes) if p and st else t.line_bytes
+    return _mean_geometry(w, grain, t.sector_bytes, t.line_bytes)
+
+
+def misaligned_row_cost(width: float, pitch: float, step: float, hw: HardwareSpec,
+                        store: bool = False) -> tuple[float, float]:
+    """(extra L2 bytes, extra TMA requests) of one box row at this pitch over the same row at a
+    line-aligned address: tma.l2_request_bytes per extra request and tma.l2_sector_bytes per extra
+    sector (tma.store_l2_* for TMA stores). (0, 0) for an aligned pitch or without those parameters."""
+    t = hw.tma
+    if t.sector_bytes is None:
+        return 0.0, 0.0
+    r, s = row_geometry(width, pitch, step, hw)
+    r0, s0 = row_geometry(width, t.line_bytes, t.line_bytes, hw)
+    req_b, sec_b = ((t.store_l2_request_bytes, t.store_l2_sector_bytes) if store
+                    else (t.l2_request_bytes, t.l2_sector_bytes))
+    return (r - r0) * (req_b or 0.0) + (s - s0) * (sec_b or 0.0), r - r0
+
+
+def operand_layout(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[tuple, tuple]:
+    """Per operand (A, B): (box row bytes, global row pitch bytes, box origin step bytes, box rows this CTA
+    loads per stage after multicast). K-major rows run along K (pitch = K x element bytes, origins at
+    k-block and box multiples); MN-major rows along M or N (pitch = M or N x element bytes)."""
+    mc_a, mc_b = multicast_factors(cfg)
+    ra, rb = operand_rows(problem, cfg, hw)
+    ea, eb = problem.a_elem_bytes, problem.b_elem_bytes
+    ka = cfg.tile_k // (2 if problem.sparse_a else 1)
+    k_a = problem.k // (2 if problem.sparse_a else 1)
+    if problem.a_major is Major.K:
+        pa, sa = k_a * ea, math.gcd(_int_bytes(ka * ea) or 1, _int_bytes(ra) or 1)
+    else:
+        pa, sa = problem.m * ea, math.gcd(_int_bytes(cfg.tile_m // mc_a * ea) or 1, _int_bytes(ra) or 1)
+    n_cta = cfg.tile_n // cfg.cta_group
+    if problem.b_major is Major.K:
+        pb, sb = problem.k * eb, math.gcd(_int_bytes(cfg.tile_k * eb) or 1, _int_bytes(rb) or 1)
+    else:
+        pb, sb = problem.n * eb, math.gcd(_int_bytes(n_cta // mc_b * eb) or 1, _int_bytes(rb) or 1)
+    rows_a = a_stage_bytes(problem, cfg) / mc_a / ra
+    rows_b = b_stage_bytes(problem, cfg) / mc_b / rb
+    return (ra, pa, sa, rows_a), (rb, pb, sb, rows_b)
+
+
+def tma_bytes_per_clock(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """Rate at which this SM's TMA unit fills a stage: tma.bytes_per_clock_per_sm, or one request per
+    tma.request_cycles when the stage's box rows need more requests than that (narrow rows, rows split
+    at lines or starting mid-sector). Our mb_pitch, one CTA alone: 1.00 cycle per request at 1.5-2.6
+    requests per 128-byte row; mb_tma: 64 B/clk for 64-byte rows, 32 B/clk for 32-byte rows."""
+    t = hw.tma
+    if t.request_cycles is None:
+        return t.bytes_per_clock_per_sm
+    requests = 0.0
+    for width, pitch, step, rows in operand_layout(problem, cfg, hw):
+        requests += rows * row_geometry(width, pitch, step, hw)[0]
+    cycles = requests * t.request_cycles
+    sbytes = stage_bytes(problem, cfg)
+    return min(t.bytes_per_clock_per_sm, sbytes / cycles) if cycles > 0 else t.bytes_per_clock_per_sm
+
+
+def store_l2_bytes_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """L2 bandwidth one output tile's store occupies: its bytes, plus with the TMA-store epilogue the
+    misalignment cost of its box rows (EPILOGUE_SUBTILE_N columns wide, pitch N x output bytes). Direct
+    stores write 16-byte pieces, which stay inside one sector at any 16-byte aligned pitch."""
+    out_e = problem.out_dtype.bits / 8
+    out = cfg.tile_m * cfg.tile_n * out_e
+    if cfg.epilogue is not Epilogue.TMA_STORE:
+        return out
+    width = min(cfg.tile_n, EPILOGUE_SUBTILE_N) * out_e
+    extra, _ = misaligned_row_cost(width, problem.n * out_e, width, hw, store=True)
+    return out + out / width * extra
+
+
 def operand_rows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float]:
     """Box row bytes of A and B (K-major: the K extent; MN-major: the M/N extent)."""
     ka = cfg.tile_k // (2 if problem.sparse_a else 1)
@@ -65,15 +182,21 @@ def operand_rows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> t
             row_bytes(b_ext, problem.b_elem_bytes, cfg.swizzle_b, hw))
 
 
-def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
+                                 tma: bool = True) -> float:
     """L2 bandwidth one CTA's stage occupies, in bytes at the full l2.bandwidth rate: each operand's L2
-    reads (after multicast) divided by the row-width efficiency of its boxes."""
+    reads (after multicast) divided by the row-width efficiency of its boxes, plus (TMA loads) the extra
+    requests and sectors of box rows that a pitch not 128-byte aligned splits."""
     mc_a, mc_b = multicast_factors(cfg)
     ra, rb = operand_rows(problem, cfg, hw)
     eff128 = hw.tma.l2_efficiency_128b
-    return (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw)
+    base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw)
             + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw)
             + scale_stage_bytes(problem, cfg) / eff128)
+    if not tma:
+        return base
+    return base + sum(rows * misaligned_row_cost(w, p, st, hw)[0]
+                      for w, p, st, rows in operand_layout(problem, cfg, hw))
 
 
 def _panel_bytes(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:

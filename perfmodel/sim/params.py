@@ -14,7 +14,8 @@ from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_b
 from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
-from .memory import Traffic, l2_occupancy_bytes_per_stage, multicast_factors, traffic
+from .memory import (Traffic, l2_occupancy_bytes_per_stage, multicast_factors, store_l2_bytes_per_tile,
+                     tma_bytes_per_clock, traffic)
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
 
@@ -223,11 +224,13 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         stage_tx_bytes=c * sbytes * cfg.cta_group, stage_smem_bytes=c * sbytes,
         # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
         # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
-        l2_bytes_per_stage=c * (l2_occupancy_bytes_per_stage(problem, cfg, hw) + out_bytes / k_iters),
+        l2_bytes_per_stage=c * (l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
+                                + store_l2_bytes_per_tile(problem, cfg, hw) / k_iters),
         l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
         hbm_bytes_per_stage=c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters)),
-        tma_bytes_per_clock=hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async else hw.tma.bytes_per_clock_per_sm,
+        tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
+                             else tma_bytes_per_clock(problem, cfg, hw)),
         **_memory_shares(hw, clock_hz, sched),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
