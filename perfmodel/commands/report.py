@@ -17,10 +17,15 @@ def add_arguments(p):
                    help="predict at the spec's sustained clock (default) or at each run's measured SM clock")
     p.add_argument("--csv", help="write the joined per-point table here")
     p.add_argument("--plot", metavar="FILE.png", help="write a predicted-vs-measured scatter plot here")
+    p.add_argument("--published", metavar="FILE.csv",
+                   help="score the model on published results with known configurations (data/published/*.csv) "
+                        "instead of a measurement dataset")
     p.add_argument("--json", action="store_true", help="machine-readable summary")
 
 
 def run(args) -> int:
+    if args.published:
+        return _published(args)
     from ..calibration.report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here
     paths = args.datasets or sorted(glob.glob("data/measurements/*dataset*.jsonl"))
     if not paths:
@@ -44,5 +49,36 @@ def run(args) -> int:
         print(f"{r.shape:<17} {r.dtype:<5} {r.n:>3} {r.mape:>6.1%} {r.bias:>+7.1%} {r.spearman:>5.2f} "
               f"{r.meas_best:>9.1f} {r.pred_best:>9.1f} {'yes' if r.topk_hit else 'NO':>6} {cub}")
     for line in acc.lines():
+        print(line)
+    return 0
+
+
+def _published(args) -> int:
+    from ..calibration.published import score
+    res = score(args.published)
+    if args.json:
+        print(json.dumps({"file": args.published,
+                          "rows": [{**r.__dict__, "rel_error": r.rel_error} for r in res.rows],
+                          "not_expressible": [{"id": i, "reason": w} for i, w in res.skipped],
+                          "ladders": [l.__dict__ for l in res.ladders], "summary": res.lines()},
+                         indent=2, default=str))
+        return 0
+    print(f"published results {args.published}: predicted at the stated clock, else the model's sustained clock")
+    print(f"{'id':<28} {'gpu':<6} {'shape':<16} {'dtype':<6} {'pub':>7} {'pred':>7} {'err':>7} {'MHz':>6}  clock")
+    for r in res.rows:
+        if r.error:
+            print(f"{r.id:<28} {r.gpu:<6} {r.shape:<16} {r.dtype:<6} {r.published_tflops:>7.0f} {'-':>7} {'-':>7} "
+                  f"{'-':>6}  cannot predict: {r.error}")
+            continue
+        print(f"{r.id:<28} {r.gpu:<6} {r.shape:<16} {r.dtype:<6} {r.published_tflops:>7.0f} {r.predicted_tflops:>7.0f} "
+              f"{r.rel_error:>+7.1%} {r.clock_mhz:>6.0f}  {r.clock_basis}")
+    for lad in res.ladders:
+        steps = ", ".join(f"{p:+.1f}" for p in lad.step_points)
+        print(f"ladder {lad.ladder}: {' -> '.join(lad.ids)}; published {' -> '.join(f'{v:.0f}' for v in lad.published)}; "
+              f"predicted {' -> '.join(f'{v:.0f}' for v in lad.predicted)}; order {'kept' if lad.same_order else 'NOT kept'}; "
+              f"step ratio error (points) {steps}")
+    for i, why in res.skipped:
+        print(f"not expressible: {i}: {why}")
+    for line in res.lines():
         print(line)
     return 0
