@@ -14,7 +14,8 @@
 // tile x stages x cluster (x inner shape 0 and those the heuristic used) with split-K 1, swizzle 0 goes
 // through cublasLtMatmulAlgoCheck (accepted = status ok and workspace <= --workspace-mb). --budget of them
 // are measured: ~60% base configurations, round-robin over (algo, tile) groups in a seeded order, the rest
-// variants with split-K {2,4} (reduction scheme round-robin over the supported ones) and/or CTA swizzle 1.
+// variants: split-K {1,2,3,4} (reduction scheme round-robin over the supported ones) x CTA swizzle {0,1} x
+// custom option {0..min(max,7)} (for the nvjet algo it selects cooperative/ping-pong and raster order).
 // cublasLtMatmulAlgoGetHeuristic's top 8 are measured too, as returned (idx 0..7, source "heuristic");
 // same_as links a heuristic entry and the enumerated configuration with identical attributes.
 // Check: D poisoned with NaN, one launch, ||D - R||_F / ||R||_F against an fp32 CUDA-core reference R
@@ -305,7 +306,7 @@ int main(int argc, char** argv) {
   int ids[4096], n_ids = 0;
   LT(cublasLtMatmulAlgoGetIds(lt.h, CUBLAS_COMPUTE_32F, CUDA_R_32F, lt.in, lt.in, CUDA_R_16BF, CUDA_R_16BF, 4096, ids, &n_ids));
   std::vector<Cfg> base;
-  struct Caps { int splitk; uint32_t red_mask, swz; };
+  struct Caps { int splitk; uint32_t red_mask, swz; int cmax; };
   std::map<int, Caps> caps;
   long n_checked = 0;
   bool enum_truncated = false;
@@ -321,7 +322,7 @@ int main(int argc, char** argv) {
     std::vector<uint16_t> inners = {0};
     for (size_t i = 0; i < n_h; ++i) if (list[i].algo_id == ids[ai] && list[i].inner && std::find(inners.begin(), inners.end(), list[i].inner) == inners.end()) inners.push_back(list[i].inner);
     Caps cp{cap<int32_t>(c0.algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT), cap<uint32_t>(c0.algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK),
-            cap<uint32_t>(c0.algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT)};
+            cap<uint32_t>(c0.algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT), cap<int32_t>(c0.algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX)};
     caps[ids[ai]] = cp;
     int accepted = 0;
     std::string tl, sl, cl;
@@ -341,7 +342,7 @@ int main(int argc, char** argv) {
            "\"splitk_support\": %d, \"reduction_mask\": %u, \"swizzle_support\": %u, "
            "\"custom_option_max\": %d, \"numerical_impl_flags\": %llu, \"min_align_bytes\": [%u, %u, %u, %u], \"accepted\": %d}\n",
            ids[ai], tl.c_str(), sl.c_str(), cl.c_str(), cp.splitk, cp.red_mask, cp.swz,
-           cap<int32_t>(c0.algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX),
+           cp.cmax,
            (unsigned long long)cap<uint64_t>(c0.algo, CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS),
            cap<uint32_t>(c0.algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES), cap<uint32_t>(c0.algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES),
            cap<uint32_t>(c0.algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES), cap<uint32_t>(c0.algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES), accepted);
@@ -362,9 +363,10 @@ int main(int argc, char** argv) {
     const Caps& cp = caps[b.algo_id];
     std::vector<uint32_t> reds;
     for (uint32_t r : {1u, 2u, 4u}) if (cp.red_mask & r) reds.push_back(r);
-    for (int sk : {1, 2, 4}) for (uint32_t sw : {0u, 1u}) {
-      if ((sk == 1 && sw == 0) || (sk > 1 && !cp.splitk) || (sw && !cp.swz)) continue;
-      Cfg v = b; v.splitk = sk; v.swz = sw; v.red = sk > 1 && !reds.empty() ? reds[(var.size() + sk) % reds.size()] : 0;
+    for (int sk : {1, 2, 3, 4}) for (uint32_t sw : {0u, 1u}) for (uint32_t cu = 0; cu <= (uint32_t)std::clamp(cp.cmax, 0, 7); ++cu) {
+      if ((sk == 1 && sw == 0 && cu == 0) || (sk > 1 && !cp.splitk) || (sw && !cp.swz)) continue;
+      Cfg v = b; v.splitk = sk; v.swz = sw; v.custom = cu;
+      v.red = sk > 1 && !reds.empty() ? reds[(var.size() + sk) % reds.size()] : 0;
       var.push_back(v); vk.push_back({v.algo_id, v.tile});
     }
   }

@@ -94,8 +94,11 @@ def load_sweep(path: str) -> dict:
             raise RunnerError(f"{path}: option {key} must be a non-negative number")
         opts[key] = type(DEFAULTS[key])(val)
     names = [_problem(p) for p in doc.get("names", {}).get("problems", [])]
+    nb = doc.get("names", {}).get("budget", opts["budget"])
+    if not isinstance(nb, int) or isinstance(nb, bool) or nb < 0:
+        raise RunnerError(f"{path}: [names] budget must be a non-negative integer")
     return {"shapes": [_shape(s) for s in shapes], "dtypes": dtypes, "options": opts, "names": names,
-            "gpu": doc.get("gpu", "")}
+            "names_budget": nb, "gpu": doc.get("gpu", "")}
 
 
 # ----------------------------------------------------------------------------- cuBLASLt and the build
@@ -417,7 +420,7 @@ def run_problem(exe, lib, shape, dtype, o, ds: Dataset, smi: Smi, deadline: floa
 
 
 # ----------------------------------------------------------------------------- kernel names through ncu
-def kernel_names(exe, lib, problems, o, out: Path, timeout_s: float) -> int:
+def kernel_names(exe, lib, problems, o, out: Path, deadline: float) -> int:
     """Run each problem's configurations once under ncu; one row per configuration: its attributes and
     the kernels it launched (name, grid, block, cluster, registers, shared memory, duration)."""
     ncu = shutil.which("ncu") or next((str(p) for p in sorted(Path("/opt/nvidia").glob("nsight-compute/*/ncu"))), None)
@@ -430,7 +433,10 @@ def kernel_names(exe, lib, problems, o, out: Path, timeout_s: float) -> int:
                                            "ncu": ncu, "how": "ncu --clock-control none --csv --section LaunchStats "
                                            "--metrics gpu__time_duration.sum; kernels after marker idx belong to "
                                            "configuration idx (one cublasLtMatmul each)"}}) + "\n")
-        for shape, dtype in problems:
+        for i, (shape, dtype) in enumerate(problems):
+            timeout_s = (deadline - time.monotonic()) / (len(problems) - i)
+            if timeout_s < 10:
+                break
             with tempfile.TemporaryDirectory() as tmp:
                 log = Path(tmp) / "ncu.csv"
                 begins: dict[int, dict] = {}
@@ -487,7 +493,6 @@ def main(argv=None) -> int:
     ap.add_argument("--only-shapes", help="comma-separated subset of the file's shapes")
     ap.add_argument("--budget", type=int, help="override options.budget (configurations per problem)")
     ap.add_argument("--names-out", help="also record kernel names with ncu for the file's [names] problems")
-    ap.add_argument("--names-timeout", type=float, default=180.0)
     ap.add_argument("--binary", help="use this program instead of building one (tests)")
     ap.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"))
     ap.add_argument("--build-only", action="store_true", help="build (or find cached) and print the binary's path")
@@ -555,10 +560,8 @@ def main(argv=None) -> int:
                           f"best {best:.0f} TFLOP/s ({time.monotonic() - t_begin:.0f} s)", flush=True)
         if args.names_out:
             probs = [p for p in sw["names"] if p[1] in dtypes]
-            left = deadline - time.monotonic()
-            if probs and left > 20:
-                n = kernel_names(exe, lib, probs, o, Path(args.names_out), min(args.names_timeout, left / len(probs)))
-                print(f"kernel names: {n} configurations", flush=True)
+            n = kernel_names(exe, lib, probs, {**o, "budget": sw["names_budget"]}, Path(args.names_out), deadline)
+            print(f"kernel names: {n} configurations", flush=True)
     except RunnerError as exc:
         print(f"cublaslt_runner: error: {exc}", file=sys.stderr)
         return 2
