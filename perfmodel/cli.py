@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
-from .errors import PerfmodelError
+from .errors import PerfmodelError, PerfmodelWarning
 
 # Each subcommand is a module in perfmodel.commands (NAME, HELP, add_arguments, run).
 COMMANDS = ["gpus", "check", "tune", "rules", "validate", "predict", "calibrate", "report"]
@@ -29,12 +30,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """PerfmodelWarnings are one ``perfmodel: warning:`` line each; other warnings as Python shows them."""
+    if issubclass(category, PerfmodelWarning):
+        sys.stderr.write(f"perfmodel: warning: {message}\n")
+    else:
+        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+
+
+_PYTHON_SHOWWARNING = warnings.showwarning
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def run_command(run, args) -> int:
-    """Run one subcommand with the CLI's error contract: a PerfmodelError is one line and exit 2."""
+    """Run one subcommand with the CLI's error contract (docs in the README's 'Exit status'): a
+    PerfmodelError is one line and exit 2; a file the operating system refuses (OSError: a path that
+    is a directory, a full disk, a permission) is one line naming the file and exit 2, never a
+    traceback; PerfmodelWarnings are one ``perfmodel: warning:`` line each."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", PerfmodelWarning)
+        warnings.showwarning = _show_warning
+        return _run(run, args)
+
+
+def _run(run, args) -> int:
     try:
         return int(run(args))
     except PerfmodelError as exc:
-        sys.stderr.write(f"perfmodel: error: {exc}\n")
+        sys.stderr.write(f"perfmodel: error: {_one_line(exc)}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("perfmodel: interrupted\n")
@@ -43,6 +69,12 @@ def run_command(run, args) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:   # a file refused by the system (commands check their paths first; this is the net)
+        if exc.errno is None:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        sys.stderr.write(f"perfmodel: error: {where}{_one_line(exc.strerror or exc)}\n")
+        return 2
 
 
 def main(argv: list[str] | None = None) -> int:

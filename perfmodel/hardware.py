@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -18,7 +19,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .errors import HardwareSpecError, UnknownGpuError
+from .errors import HardwareSpecError, UnknownGpuError, decode_utf8
+
+
+class UnknownHardwareKeyError(HardwareSpecError, KeyError):
+    """``with_values`` with a key the schema does not have (a KeyError too, for dict-like callers)."""
+
+    def __str__(self) -> str:   # KeyError would quote the message
+        return Exception.__str__(self)
 
 
 class Arch(enum.Enum):
@@ -207,13 +215,20 @@ class HardwareSpec:
 
     def with_values(self, **dotted: float) -> "HardwareSpec":
         """A copy with some values replaced: ``spec.with_values(**{"tma.latency_cycles": 700})``.
-        Used by calibration; the fingerprint is recomputed from the new values."""
+        Used by calibration; the fingerprint is recomputed from the new values. Each value gets the
+        checks loading a TOML applies (type, range, consistency between keys: ``_check_number`` and
+        ``_check_consistency``); a bad one raises HardwareSpecError naming the key and the reason, an
+        unknown key UnknownHardwareKeyError (also a KeyError)."""
         sections = {s: getattr(self, s) for s in _SECTIONS}
+        where = f"{self.path or self.name} (with_values)"
         for key, value in dotted.items():
             sec, _, name = key.partition(".")
-            if sec not in sections or name not in {f.name for f in dataclasses.fields(sections[sec])}:
-                raise KeyError(f"unknown hardware key '{key}'")
-            sections[sec] = dataclasses.replace(sections[sec], **{name: value})
+            fields = {f.name: f for f in dataclasses.fields(sections[sec])} if sec in sections else {}
+            if name not in fields:
+                raise UnknownHardwareKeyError(where, key, "unknown hardware key")
+            checked = _check_number(where, key, value, fields[name].metadata)
+            sections[sec] = dataclasses.replace(sections[sec], **{name: checked})
+        _check_consistency(where, self.arch, sections)
         new = dataclasses.replace(self, **sections)
         return dataclasses.replace(new, fingerprint=_fingerprint_of(new))
 
@@ -241,16 +256,33 @@ def _check_value(path: str, key: str, raw: Any, meta: Mapping[str, Any]) -> Any:
         raise HardwareSpecError(path, key, f"unexpected fields {sorted(extra)}")
     if not isinstance(raw["source"], str) or not raw["source"].strip():
         raise HardwareSpecError(path, key, "source must be a non-empty string")
-    value = raw["value"]
+    return _check_number(path, key, raw["value"], meta)
+
+
+def _check_number(path: str, key: str, value: Any, meta: Mapping[str, Any]) -> Any:
+    """One value against its schema field (type and closed range): the one check both a TOML file
+    and ``HardwareSpec.with_values`` go through. Returns the value as the field's type."""
     typ = meta["type"]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise HardwareSpecError(path, key, f"value must be a number, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise HardwareSpecError(path, key, f"value must be finite, got {value!r}")
     if typ is int and not (isinstance(value, int) or float(value).is_integer()):
         raise HardwareSpecError(path, key, f"value must be an integer, got {value!r}")
     value = typ(value)
     if not meta["lo"] <= value <= meta["hi"]:
         raise HardwareSpecError(path, key, f"value {value} outside [{meta['lo']}, {meta['hi']}]")
     return value
+
+
+def _check_consistency(path: str, arch: Arch, sections: Mapping[str, Any]) -> None:
+    """Checks between keys (a file and ``with_values`` alike)."""
+    if arch is Arch.SM100A and sections["tmem"].columns == 0:
+        raise HardwareSpecError(path, "tmem.columns", "sm_100a parts have Tensor Memory (512 columns)")
+    if sections["clock"].boost_hz < sections["clock"].base_hz:
+        raise HardwareSpecError(path, "clock.boost_hz", "boost clock below base clock")
+    if sections["smem"].per_block_optin_bytes > sections["smem"].per_sm_bytes:
+        raise HardwareSpecError(path, "smem.per_block_optin_bytes", "exceeds smem.per_sm_bytes")
 
 
 def _build_section(path: str, name: str, cls: type, table: Any, sources: dict[str, str]):
@@ -298,12 +330,7 @@ def parse_hardware(text: str, path: str = "<string>") -> HardwareSpec:
         raise HardwareSpecError(path, sorted(unknown)[0], "unknown section")
     sources: dict[str, str] = {}
     sections = {n: _build_section(path, n, c, doc.get(n), sources) for n, c in _SECTIONS.items()}
-    if arch is Arch.SM100A and sections["tmem"].columns == 0:
-        raise HardwareSpecError(path, "tmem.columns", "sm_100a parts have Tensor Memory (512 columns)")
-    if sections["clock"].boost_hz < sections["clock"].base_hz:
-        raise HardwareSpecError(path, "clock.boost_hz", "boost clock below base clock")
-    if sections["smem"].per_block_optin_bytes > sections["smem"].per_sm_bytes:
-        raise HardwareSpecError(path, "smem.per_block_optin_bytes", "exceeds smem.per_sm_bytes")
+    _check_consistency(path, arch, sections)
     spec = HardwareSpec(name=meta["name"], marketing_name=meta["marketing_name"], arch=arch,
                         path=path, sources=MappingProxyType(sources), **sections)
     return dataclasses.replace(spec, fingerprint=_fingerprint_of(spec))
@@ -326,5 +353,9 @@ def load_hardware(name_or_path: str | os.PathLike) -> HardwareSpec:
             raise UnknownGpuError(key, list_gpus())
     cache_key = str(path.resolve())   # by file, so PERFMODEL_CONFIG_DIR and names/paths agree
     if cache_key not in _CACHE:
-        _CACHE[cache_key] = parse_hardware(path.read_text(), str(path))
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise HardwareSpecError(str(path), "<file>", f"cannot read ({exc.strerror})") from None
+        _CACHE[cache_key] = parse_hardware(decode_utf8(data, path), str(path))
     return _CACHE[cache_key]

@@ -2,8 +2,8 @@
 
 The fake nvcc logs each invocation, fails on -DPM_GROUP=99 (a "compile error"), writes objects and,
 on link, a Python script standing in for the harness. The fake binary's behaviour is chosen by M:
-M=1 hangs (timeout), M=2 reports a wrong result (exit 3), M=3 aborts (SIGABRT), else it prints a
-valid JSON record like harness_sm90.cu does.
+M=1 hangs (timeout), M=2 reports a wrong result (exit 3), M=3 aborts (SIGABRT), M=4 finds no CUDA device
+(an environment failure), else it prints a valid JSON record like harness_sm90.cu does.
 """
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ if m == 2:
     sys.exit(3)
 if m == 3:
     os.abort()
+if m == 4:   # the machine, not the kernel: what the harness prints when the GPU is gone
+    print(json.dumps({"ok": False, "stage": "runtime",
+                      "error": "cudaGetDeviceCount(&n) failed: no CUDA-capable device is detected (line 12)"}))
+    sys.exit(2)
 t = {"reps": 25, "median_ms": 1.0, "p20_ms": 0.9, "p80_ms": 1.1, "tflops": 2e-9 * m * n * k,
      "sm_mhz_mean": 1755.0, "sm_mhz_min": 1700.0, "power_w_mean": 500.0, "power_w_max": 650.0}
 doc = {"ok": True, "m": m, "n": n, "k": k, "kernel": {"smem_bytes": 1234, "grid_ctas": 132},

@@ -393,3 +393,21 @@ def test_perfmodel_tune_is_a_lazy_export():
     code = ("import sys, perfmodel; assert 'optuna' not in sys.modules; "
             "from perfmodel.search.tuner import tune; assert perfmodel.tune is tune")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_cli_target_alone_keeps_going_until_the_study_holds_n_then_a_rerun_finishes_it(tmp_path, monkeypatch, capsys):
+    """`tune --target N` without --trials used to stop after the default 100 new trials; now it asks
+    until the study holds N complete trials, and a rerun after a cut-short run finishes the study."""
+    monkeypatch.setattr(search, "default_objective", fake_objective)
+    base = ["tune", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--sampler", "random", "--seed", "3",
+            "--json", "--top", "1"]
+    assert main(base + ["--storage", "memory", "--target", "105"]) == 0   # more than the default 100
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["study_complete_trials"] == 105 and doc["stats"]["completed"] == 105
+    storage = ["--storage", f"sqlite:///{tmp_path / 'study.db'}"]
+    assert main(base + storage + ["--target", "9", "--trials", "4"]) == 0   # a run cut short at 4
+    assert json.loads(capsys.readouterr().out)["study_complete_trials"] == 4
+    assert main(base + storage + ["--target", "9"]) == 0                    # the rerun finishes the study
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["study_complete_trials"] == 9 and doc["stats"]["completed"] == 5
+    assert "9 complete trials" in doc["stats"]["stopped"]

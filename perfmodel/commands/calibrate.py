@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 
 from ..errors import PerfmodelError
+from .outputs import writable_file
 from ..microbench.suite import add_arguments as add_microbench_arguments
 from ..microbench.suite import run as run_microbench
 
@@ -63,9 +65,17 @@ def _run_fit(args) -> int:
     from ..hardware import load_hardware
     if not args.dataset:
         raise PerfmodelError("--fit needs --dataset FILE (a measurement JSONL)")
+    if args.rounds < 1 or args.jobs < 1:
+        raise PerfmodelError("--rounds and --jobs must be >= 1")
     frame, spec = cal.load(args.dataset)
     hw = load_hardware(args.gpu or spec)
     params = cal.select_parameters(args.params)
+    if args.apply is not None:   # the file the fit will be written to: refused now, not after the fit
+        target = hw.path if args.apply == _APPLY_TO_SPEC else args.apply
+        if not Path(target).is_file():
+            raise PerfmodelError(f"--apply {target}: no such hardware file")
+        cal.check_fittable(load_hardware(target), params)
+        writable_file(target, "--apply")
     before, _ = cal.evaluate_split(frame, hw)
     calib, _held = cal.split(frame)
     progress = None if args.json else (lambda line: print(f"  {line}", flush=True))

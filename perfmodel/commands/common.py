@@ -9,6 +9,7 @@ from ..config import Derived, KernelConfig, derive
 from ..families import DEFAULT as DEFAULT_FAMILY, FAMILIES, KernelFamily, TritonFamily, TritonKnobs, get_family
 from ..errors import ConfigError, PerfmodelError
 from ..hardware import HardwareSpec, load_hardware
+from ..legality.capacity import require_fits
 from ..problem import DTYPE_PRESETS, GemmProblem, make_problem
 
 
@@ -56,6 +57,15 @@ def _parse(text: str | None, pattern: re.Pattern, what: str):
     return tuple(int(g) for g in m.groups())
 
 
+KNOB_FLAGS = ("tile", "mma", "stages", "swizzle", "cluster", "cta_group", "consumers", "num_warps", "acc_buffers",
+              "multicast", "persistent", "raster", "group_size", "epilogue")
+
+
+def given_knobs(args: argparse.Namespace) -> list[str]:
+    """The knob flags given on the command line (as --flag-names)."""
+    return [f"--{k.replace('_', '-')}" for k in KNOB_FLAGS if getattr(args, k, None) is not None]
+
+
 @dataclass(frozen=True)
 class Resolved:
     hw: HardwareSpec
@@ -73,11 +83,17 @@ def resolve(args: argparse.Namespace) -> Resolved:
     hw = load_hardware(args.gpu)
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse,
                            a_major=args.a_major, b_major=args.b_major)
+    require_fits(problem, hw)   # no configuration runs a problem whose operands exceed the HBM
     family = get_family(getattr(args, "kernel", None))
     if isinstance(family, TritonFamily):
         return Resolved(hw, problem, _triton(args, problem, hw, family), family)
     if getattr(args, "config", None):
-        return Resolved(hw, problem, Derived(KernelConfig.from_name(args.config), ("from --config",)), family)
+        cfg = KernelConfig.from_name(args.config)
+        knobs = given_knobs(args)
+        if knobs:
+            raise ConfigError(f"--config NAME fixes every knob; it conflicts with {', '.join(knobs)} "
+                              f"(drop --config, or drop the knob flags)")
+        return Resolved(hw, problem, Derived(cfg, ("from --config",)), family)
     derived = derive(problem, hw, _parse(args.tile, _TRIPLE, "--tile (expected BMxBNxBK)"),
                      stages=args.stages, swizzle=args.swizzle,
                      cluster=_parse(args.cluster, _PAIR, "--cluster (expected MxN)"),
@@ -100,16 +116,21 @@ def _triton(args, problem: GemmProblem, hw: HardwareSpec, family: TritonFamily) 
             raise ConfigError(f"--{flag.replace('_', '-')} does not apply to --kernel {family.name} "
                               f"(Triton chooses it; the knobs are --tile, --stages, --num-warps, --group-size)")
     notes = []
+    low = [f"--{f.replace('_', '-')} {getattr(args, f)}" for f in ("num_warps", "consumers", "stages", "group_size")
+           if getattr(args, f, None) is not None and getattr(args, f) < 1]
+    if low:   # 0 is a value, not "the default": refused rather than replaced
+        raise ConfigError(f"{', '.join(low)}: must be >= 1 for --kernel {family.name}")
     tile = _parse(args.tile, _TRIPLE, "--tile (expected BMxBNxBK)")
     if tile is None:
         tile = TRITON_DEFAULTS["tile"]
         notes.append("BLOCK_M/N/K=128x128x64 (default, Triton tutorial)")
-    warps = args.num_warps or (4 * args.consumers if args.consumers else None)
+    warps = args.num_warps if args.num_warps is not None else \
+        (4 * args.consumers if args.consumers is not None else None)
     if warps is None:
         warps = TRITON_DEFAULTS["num_warps"]
         notes.append("num_warps=4 (default)")
-    stages = args.stages or TRITON_DEFAULTS["stages"]
-    group = args.group_size or TRITON_DEFAULTS["group_size"]
+    stages = args.stages if args.stages is not None else TRITON_DEFAULTS["stages"]
+    group = args.group_size if args.group_size is not None else TRITON_DEFAULTS["group_size"]
     knobs = TritonKnobs(*tile, group_m=group, num_warps=warps, num_stages=stages)
     cfg = family.config(problem, hw, knobs)
     sch = family.schedule(problem, cfg, hw)

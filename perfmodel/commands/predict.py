@@ -7,6 +7,7 @@ import math
 from ..legality import check
 from ..prediction.predict import Prediction, predict
 from .common import add_knob_arguments, add_problem_arguments, resolve
+from .outputs import image_file, writable_file
 
 NAME = "predict"
 HELP = "predict throughput, bottleneck and timeline of a configuration (SimPy model + analytic baseline)"
@@ -21,6 +22,10 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    if args.timeline:   # before the simulation: a path that cannot be written fails now, not after the table
+        image_file(args.timeline, "--timeline")
+    if args.trace:
+        writable_file(args.trace, "--trace")
     r = resolve(args)
     fam = r.family
     violations = check(r.problem, r.config, r.hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)

@@ -5,6 +5,7 @@ import glob
 import json
 
 from ..errors import PerfmodelError
+from .outputs import image_file, writable_file
 
 NAME = "report"
 HELP = "compare the model with a measurement dataset: MAPE, p90 error, Spearman per shape, top-8"
@@ -24,6 +25,13 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    if args.published and (args.datasets or args.csv or args.plot or args.gpu or args.clock != "spec"):
+        raise PerfmodelError("--published FILE.csv is scored on its own: drop the datasets, --csv, --plot, "
+                             "--gpu and --clock (they apply to measurement datasets)")
+    if args.csv:        # before any prediction: nothing computed is lost to an unwritable path
+        writable_file(args.csv, "--csv")
+    if args.plot:
+        image_file(args.plot, "--plot")
     if args.published:
         return _published(args)
     from ..calibration.report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here

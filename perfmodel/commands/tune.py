@@ -15,19 +15,23 @@ from ..interop.triton import export_reason as triton_export_reason
 from ..problem import make_problem
 from ..search.tuner import SAMPLERS, SearchError, TuneResult, tune
 from ..search.space import load_space, parse_override
+from ..legality.capacity import require_fits
 from .common import add_problem_arguments
+from .outputs import writable_file
 
 NAME = "tune"
 HELP = "search the legal configuration space for the best predicted configuration (Optuna)"
 DEFAULT_STORAGE = "sqlite:///perfmodel.db"
+DEFAULT_TRIALS = 100
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_problem_arguments(p)
-    p.add_argument("--trials", type=int, default=100, help="new complete trials to run (default 100); "
-                   "illegal and repeated suggestions do not count")
+    p.add_argument("--trials", type=int, default=None, help="new complete trials to run (default 100, or as many "
+                   "as --target needs); illegal and repeated suggestions do not count")
     p.add_argument("--target", type=int, metavar="N", help="stop once the study holds N complete trials "
-                   "(all workers together): rerunning after a kill finishes the same study")
+                   "(all workers together): rerunning after a kill finishes the same study; alone, a run "
+                   "keeps going until then (with --trials, whichever comes first)")
     p.add_argument("--storage", help=f"Optuna storage URL (default: $OPTUNA_STORAGE, else {DEFAULT_STORAGE}); "
                    "postgresql://... shares one study between machines; 'memory' keeps nothing")
     p.add_argument("--study", help="study name (default <gpu>.<MxNxK>.<dtype>.pred)")
@@ -59,22 +63,25 @@ def _storage(arg: str | None) -> str | None:
 def run(args) -> int:
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    if args.trials < 0 or args.top < 0 or args.validate_top < 0:
-        raise SearchError("--trials, --top and --validate-top must be >= 0")
+    trials = _trials(args)
+    if args.top < 1:
+        raise SearchError("--top must be >= 1")
     hw = load_hardware(args.gpu)
-    if getattr(args, "kernel", "ours") != "ours":
-        return _tune_triton(args, hw)
-    if args.validate_top:   # fail before a long search, not after it
-        from ..search.validate_top import local_runner
-        local_runner(hw.name, args.measurements)
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major,
                            b_major=args.b_major)
+    require_fits(problem, hw)   # no configuration runs it: refuse before searching
+    if getattr(args, "kernel", "ours") != "ours":
+        return _tune_triton(args, hw, problem)
+    if args.validate_top:   # fail before a long search, not after it
+        from ..search.validate_top import local_runner
+        writable_file(args.measurements, "--measurements", create_dirs=True)
+        local_runner(hw.name, args.measurements)
     space = load_space(args.space) if args.space else load_space(hw.arch)
     if args.set:
         space = space.narrow(dict(parse_override(s) for s in args.set))
     storage = _storage(args.storage)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    result = tune(problem, hw, n_trials=args.trials, target_trials=args.target, storage=storage,
+    result = tune(problem, hw, n_trials=trials, target_trials=args.target, storage=storage,
                   study_name=args.study, sampler=args.sampler, seed=args.seed, space=space,
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
                   heartbeat_interval_s=max(1, min(10, args.grace_period // 3)),
@@ -91,7 +98,20 @@ def run(args) -> int:
     return 0
 
 
-def _tune_triton(args, hw) -> int:
+def _trials(args) -> int:
+    """New complete trials this run may add: --trials (default 100); with --target alone, the target
+    itself (the study then stops at N complete trials whatever it held before; the tuner also stops
+    after 10 x that many suggestions or when the legal space is exhausted)."""
+    for flag in ("trials", "target", "validate_top", "grace_period"):
+        v = getattr(args, flag)
+        if v is not None and v < 0:
+            raise SearchError(f"--{flag.replace('_', '-')} must be >= 0")
+    if args.trials is not None:
+        return args.trials
+    return args.target if args.target is not None else DEFAULT_TRIALS
+
+
+def _tune_triton(args, hw, problem) -> int:
     """A Triton family: its space (configs/search/triton.toml, a few hundred points) is predicted whole,
     so the best is the model's optimum whatever the seed; prints triton.Config objects to paste."""
     import math
@@ -99,7 +119,6 @@ def _tune_triton(args, hw) -> int:
     if args.validate_top or args.our_kernel or args.set:
         raise SearchError(f"--validate-top, --our-kernel and --set apply to --kernel ours only")
     knobs = load_triton_space(args.space)
-    problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major, b_major=args.b_major)
     df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel)
     legal = df[df["pred_ms"].apply(math.isfinite)]
     top = legal.head(args.top)

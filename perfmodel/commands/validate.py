@@ -4,18 +4,22 @@ One configuration (``--problem`` + knobs or ``--config``) or a sweep file (``--s
 outcome is appended to ``--out`` (JSONL with a header). Standard library only: on a GPU machine
 without the rest of perfmodel's dependencies run ``PYTHONPATH=. python3 -m perfmodel.measure ...``.
 Exit status: 0 ran (each result, valid or not, is in the file), 1 the one configuration asked for is
-illegal, 2 usage error.
+illegal, 2 usage error -- including no GPU on this machine (nvidia-smi missing or failing: checked
+before anything is compiled or written) and a run that failed outside the kernel (no device, a driver
+mismatch): such a run is not recorded, the sweep stops, the rows before it stay, a rerun goes on.
 """
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
+import warnings
 
-from ..errors import PerfmodelError
+from ..errors import PerfmodelError, PerfmodelWarning
 from ..legality import check
 from ..problem import DTYPE_PRESETS
 from .common import add_knob_arguments, resolve
+from .outputs import writable_file
 
 NAME = "validate"
 HELP = "measure our sm_90a kernel on this machine's GPU (checked against cuBLAS) and append to a dataset"
@@ -48,20 +52,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..measure import TimingOptions, load_sweep, validate   # stdlib-only package
-    from ..measure.api import query_gpu, spec_for_gpu
+    from ..measure import TimingOptions, load_sweep, read_dataset, require_gpu, validate   # stdlib-only package
+    from ..measure.api import spec_for_gpu
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s",
                         stream=sys.stderr)
     if bool(args.sweep) == bool(args.problem):
         raise PerfmodelError("give either --problem (with knobs or --config) or --sweep")
+    _check_numbers(args)
+    # Everything that can be refused without the GPU is refused first, in this order: the dataset
+    # path (and, when resuming, the file itself: a broken one is an error naming its line), the
+    # sweep or the configuration, then the GPU (nvidia-smi) -- all before anything is compiled or written.
+    out = writable_file(args.out, "--out", create_dirs=True)
+    if out.is_file() and out.stat().st_size > 0:
+        with warnings.catch_warnings():   # skipped rows are reported once, when the run reads the file
+            warnings.simplefilter("ignore", PerfmodelWarning)
+            read_dataset(out)
     timing = TimingOptions(warmup_ms=args.warmup_ms, min_ms=args.min_ms, min_reps=args.min_reps,
                            cublas_in_run=args.cublas_each, rounds=args.rounds)
-    status = 0
+    ident = None
     if args.gpu == "auto":
-        name = query_gpu().name
-        args.gpu = spec_for_gpu(name)
+        ident = require_gpu()
+        args.gpu = spec_for_gpu(ident.name)
         if args.gpu is None:
-            raise PerfmodelError(f"--gpu auto: no hardware file for the GPU '{name}'; name one with --gpu")
+            raise PerfmodelError(f"--gpu auto: no hardware file for the GPU '{ident.name}'; name one with --gpu")
+    status = 0
     if args.sweep:
         sweep = load_sweep(args.sweep, args.gpu)
         gpu, pairs = sweep.gpu, list(sweep.pairs)
@@ -73,11 +87,26 @@ def run(args) -> int:
             print(f"  {v}", file=sys.stderr)
         status = 1 if violations else 0
         gpu, pairs = args.gpu, [(r.problem, r.config)]
+    ident = ident or require_gpu()
     rows = validate(pairs, args.out, gpu=gpu, jobs=args.jobs, timeout_s=args.timeout, timing=timing,
                     cublas=not args.no_cublas, time_budget_s=args.time_budget, cache_dir=args.cache_dir,
-                    nvcc=args.nvcc, seed=args.seed, retry_invalid=args.retry_invalid)
+                    nvcc=args.nvcc, seed=args.seed, retry_invalid=args.retry_invalid, identity=ident)
     _summary(rows, args.out)
     return status
+
+
+def _check_numbers(args) -> None:
+    bad = [f for f, v, ok in (("--jobs", args.jobs, args.jobs is None or args.jobs >= 1),
+                              ("--timeout", args.timeout, args.timeout > 0),
+                              ("--time-budget", args.time_budget, args.time_budget is None or args.time_budget > 0),
+                              ("--warmup-ms", args.warmup_ms, args.warmup_ms >= 0),
+                              ("--min-ms", args.min_ms, args.min_ms > 0),
+                              ("--min-reps", args.min_reps, args.min_reps >= 1),
+                              ("--rounds", args.rounds, args.rounds >= 1))
+           if not ok or (isinstance(v, float) and v != v)]
+    if bad:
+        raise PerfmodelError(f"{', '.join(bad)}: out of range (jobs, min-reps and rounds >= 1; timeout, "
+                             f"time-budget and min-ms > 0; warmup-ms >= 0)")
 
 
 def _summary(rows, out) -> None:

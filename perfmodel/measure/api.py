@@ -22,7 +22,8 @@ from ..legality import check
 from ..problem import GemmProblem
 from .build import Binary, Builder
 from .dataset import Dataset
-from .records import CUBLAS, DatasetHeader, Invalidity, Measurement, measurement_key
+from ..errors import PerfmodelError
+from .records import CUBLAS, DatasetHeader, Invalidity, Measurement, environment_failure, measurement_key
 from .runner import SmiSampler, TimingOptions, child_env, measure, now_iso
 
 log = logging.getLogger("perfmodel.measure")
@@ -35,15 +36,42 @@ class GpuIdentity:
     driver: str
 
 
+class NoGpuError(PerfmodelError):
+    """No NVIDIA GPU can be used on this machine (nvidia-smi missing, failing or listing none)."""
+
+
+class EnvironmentFailure(PerfmodelError):
+    """A run failed for a reason outside the kernel (the GPU or its driver went away): the sweep stops,
+    the failure is not recorded, what was recorded before stays."""
+
+
+def _smi_identity() -> GpuIdentity:
+    """Name and driver of GPU 0 from nvidia-smi; NoGpuError saying why when there is none."""
+    cmd = ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise NoGpuError("no NVIDIA GPU on this machine: nvidia-smi is not installed") from None
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise NoGpuError(f"no NVIDIA GPU on this machine: nvidia-smi does not run ({exc})") from None
+    lines = [ln for ln in out.stdout.strip().splitlines() if "," in ln]
+    if out.returncode != 0 or not lines:
+        said = " ".join((out.stderr.strip() or out.stdout.strip()).split())[:160] or f"exit status {out.returncode}"
+        raise NoGpuError(f"no NVIDIA GPU on this machine: nvidia-smi failed ({said})")
+    name, driver = (x.strip() for x in lines[0].split(",", 1))
+    return GpuIdentity(name, driver)
+
+
+def require_gpu() -> GpuIdentity:
+    """The GPU this machine measures on, checked before anything is compiled or written."""
+    return _smi_identity()
+
+
 def query_gpu() -> GpuIdentity:
     """Name and driver of GPU 0 from nvidia-smi ('unknown' where it cannot be read)."""
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=60)
-        first = out.stdout.strip().splitlines()[0]
-        name, driver = (x.strip() for x in first.split(",", 1))
-        return GpuIdentity(name, driver)
-    except (OSError, subprocess.TimeoutExpired, IndexError, ValueError):
+        return _smi_identity()
+    except NoGpuError:
         return GpuIdentity("unknown", "unknown")
 
 
@@ -85,11 +113,17 @@ def validate(pairs: Sequence[tuple[GemmProblem, KernelConfig]], out_path: str | 
              retry_invalid: bool = False) -> list[Measurement]:
     """Measure each (problem, config) on this machine's GPU; returns one Measurement per pair measured
     or found in the dataset (pairs left out by ``time_budget_s`` are not returned). With
-    ``retry_invalid``, pairs recorded as compile/runtime/timeout failures are run again."""
+    ``retry_invalid``, pairs recorded as compile/runtime/timeout failures are run again.
+
+    Without ``identity`` the GPU is asked of nvidia-smi first: no GPU is a NoGpuError before anything
+    is compiled or written. A run that fails for a reason outside the kernel (no device, a driver
+    mismatch: ``records.environment_failure``) is not recorded: the sweep stops with
+    EnvironmentFailure, the rows written before stay, and a rerun measures the rest. Rows such
+    failures left in a dataset written before this rule are run again, never reused."""
     start = time.monotonic()
     hw = load_hardware(gpu)
+    ident = identity or require_gpu()
     builder = Builder(Path(cache_dir) if cache_dir else None, nvcc=nvcc, jobs=jobs)
-    ident = identity or query_gpu()
     kh = builder.kernel_hash
     header = DatasetHeader(gpu_spec=hw.name, gpu_name=ident.name, driver=ident.driver, nvcc=builder.nvcc_version,
                            kernel_hash=kh, hw_fingerprint=hw.fingerprint, created=now_iso())
@@ -102,7 +136,7 @@ def validate(pairs: Sequence[tuple[GemmProblem, KernelConfig]], out_path: str | 
         if key in results or key in queued:
             continue
         old = ds.get(key)
-        if old is not None and not (retry_invalid and old.invalidity in RETRYABLE):
+        if old is not None and not (retry_invalid and old.invalidity in RETRYABLE) and not environment_failure(old):
             results[key] = old
             continue
         reasons = [str(v) for v in check(p, c, hw)]
@@ -168,9 +202,18 @@ def _run_all(todo, binaries: dict, ctx: _RunCtx, results: dict) -> None:
                 prev = ds.get(_key(p, CUBLAS, "bf16", kh))
                 if prev is None or not prev.valid:
                     crow = _run_one(ctx, ctx.cublas_binary or b, p, CUBLAS, ctx.base_seed + i, cublas_only=True)
+                    _stop_on_environment_failure(crow, ds, i, len(todo))
                     ds.append(crow)
                     log.info("%s", _describe(crow))
             row = _run_one(ctx, b, p, c.name, ctx.base_seed + i)
+            _stop_on_environment_failure(row, ds, i, len(todo))
         ds.append(row)
         results[_key(p, c.name, p.a_dtype.value, kh)] = row
         log.info("[%d/%d] %s", i + 1, len(todo), _describe(row))
+
+
+def _stop_on_environment_failure(row: Measurement, ds: Dataset, i: int, n: int) -> None:
+    if environment_failure(row):
+        raise EnvironmentFailure(f"run {i + 1} of {n} failed outside the kernel ({row.error[:160]}); not recorded; "
+                                 f"{ds.path} keeps the rows written before; fix the GPU/driver and rerun to "
+                                 f"measure the rest")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
-from ..errors import PerfmodelError
+from ..errors import PerfmodelError, PerfmodelWarning
 from .records import DatasetHeader, Measurement
 
 
@@ -15,28 +16,59 @@ class DatasetError(PerfmodelError):
 
 
 def read_dataset(path: str | os.PathLike) -> tuple[DatasetHeader, list[Measurement]]:
+    """The header and every readable row of a dataset file.
+
+    A file that cannot be read, is empty, has bytes that are not UTF-8 (named by line and column) or
+    a broken header line is a DatasetError. A row that is not a measurement (junk, a hand edit, a
+    line cut short by a killed run) is skipped with one PerfmodelWarning that counts them and names
+    their first line numbers; the other rows are read."""
     p = Path(path)
     try:
-        lines = p.read_text().splitlines()
+        data = p.read_bytes()
     except OSError as exc:
         raise DatasetError(f"{p}: cannot read ({exc.strerror})") from None
-    if not lines:
+    raw = data.split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()                       # the newline that ends the last row
+    cut_short = bool(data) and not data.endswith(b"\n")   # a run killed mid-write
+    if not any(line.strip() for line in raw):
         raise DatasetError(f"{p}: empty file (expected a header line)")
+    lines = []
+    for i, line in enumerate(raw, start=1):
+        try:
+            lines.append(line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            if cut_short and i == len(raw) and i > 1:   # a multi-byte character cut by the kill
+                lines.append("\0")
+                continue
+            raise DatasetError(f"{p}:{i}: not UTF-8 text (byte 0x{line[exc.start]:02x} at column "
+                               f"{exc.start + 1}); a perfmodel dataset is UTF-8 JSON lines") from None
     try:
         header = DatasetHeader.from_dict(json.loads(lines[0]))
-    except (ValueError, KeyError, TypeError) as exc:
+    except KeyError as exc:
+        raise DatasetError(f"{p}:1: not a perfmodel dataset header (no key {exc})") from None
+    except (ValueError, TypeError, AttributeError) as exc:
         raise DatasetError(f"{p}:1: not a perfmodel dataset header ({exc})") from None
-    rows = []
+    rows, bad = [], []
     for i, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         try:
             rows.append(Measurement.from_dict(json.loads(line)))
-        except (ValueError, KeyError, TypeError) as exc:
-            if i == len(lines):   # a run killed mid-write leaves a partial last line: ignore it
-                break
-            raise DatasetError(f"{p}:{i}: malformed measurement ({exc})") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            bad.append((i, exc))
+    if bad:
+        _warn_skipped(p, bad, len(rows), cut_short and bad[-1][0] == len(lines))
     return header, rows
+
+
+def _warn_skipped(p: Path, bad: list[tuple[int, Exception]], kept: int, last_cut: bool) -> None:
+    where = ", ".join(str(i) for i, _ in bad[:5]) + (", ..." if len(bad) > 5 else "")
+    first = bad[0][1]
+    why = "line cut short by a killed run" if last_cut and len(bad) == 1 else \
+        f"first: {type(first).__name__}: {' '.join(str(first).split())[:120]}"
+    warnings.warn(f"{p}: skipped {len(bad)} unreadable row(s) (line {where}; {why}); read the other {kept}",
+                  PerfmodelWarning, stacklevel=3)
 
 
 class Dataset:

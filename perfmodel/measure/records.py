@@ -106,10 +106,45 @@ class Measurement:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Measurement":
+        """From one dataset row; a row with a missing key or a value of the wrong type raises
+        KeyError/TypeError/ValueError (the reader skips it with a warning)."""
+        if not isinstance(d, dict):
+            raise TypeError(f"a row is a JSON object, got {type(d).__name__}")
         names = {f.name for f in dataclasses.fields(cls)}
         body = {k: v for k, v in d.items() if k in names}
         body["invalidity"] = Invalidity(body["invalidity"])
+        for key in ("m", "n", "k"):
+            v = body[key]
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"{key} must be a positive integer, got {v!r}")
+        for key in ("config_name", "dtype", "kernel_hash"):
+            if not isinstance(body[key], str):
+                raise TypeError(f"{key} must be a string, got {body[key]!r}")
+        for key in _NUMBERS:
+            v = body.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise TypeError(f"{key} must be a number or null, got {v!r}")
         return cls(**body)
+
+
+_NUMBERS = ("time_median_s", "time_p20_s", "time_p80_s", "reps", "tflops", "rel_err", "cublas_median_s",
+            "cublas_tflops", "cublas_sm_clock_mean_hz", "sm_clock_mean_hz", "sm_clock_min_hz", "power_mean_w",
+            "power_max_w", "smi_sm_clock_mean_hz", "smi_sm_clock_min_hz", "smi_power_mean_w", "registers",
+            "spill_bytes", "smem_bytes", "grid_ctas", "compile_s", "run_s", "seed")
+
+
+# A RUNTIME failure whose message says the machine, not the kernel, failed: the harness's CUDA error
+# strings (cudaGetErrorString) for a missing device or driver, and the dynamic loader's.
+ENVIRONMENT_ERRORS = ("no CUDA-capable device", "CUDA driver version is insufficient", "cudaErrorNoDevice",
+                      "cudaErrorInsufficientDriver", "busy or unavailable", "unsupported display driver",
+                      "forward compatibility was attempted", "error while loading shared libraries",
+                      "CUDA driver is a stub library", "system not yet initialized")
+
+
+def environment_failure(m: Measurement) -> bool:
+    """A run that failed because of the machine (no GPU, no driver), not of the configuration: never
+    recorded by ``validate``, and never reused when an older dataset holds one (it is run again)."""
+    return m.invalidity is Invalidity.RUNTIME and any(e.lower() in m.error.lower() for e in ENVIRONMENT_ERRORS)
 
 
 def measurement_key(config_name: str, shape_name: str, dtype: str, kernel_hash: str) -> tuple[str, str, str, str]:

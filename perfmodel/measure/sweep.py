@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import KernelConfig, derive
-from ..errors import ConfigError, PerfmodelError
+from ..errors import ConfigError, PerfmodelError, decode_utf8
 from ..hardware import HardwareSpec, load_hardware
 from ..problem import GemmProblem, make_problem
 
@@ -98,7 +98,7 @@ def expand_entry(entry: dict, problem: GemmProblem, hw: HardwareSpec) -> list[Ke
 def load_sweep(path: str | os.PathLike, gpu: str | None = None) -> Sweep:
     p = Path(path)
     try:
-        doc = tomllib.loads(p.read_text())
+        doc = tomllib.loads(decode_utf8(p.read_bytes(), p))
     except OSError as exc:
         raise SweepError(f"{p}: cannot read ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
@@ -114,6 +114,8 @@ def load_sweep(path: str | os.PathLike, gpu: str | None = None) -> Sweep:
     pairs: list[tuple[GemmProblem, KernelConfig]] = []
     names = []
     for i, g in enumerate(groups):
+        if not isinstance(g, dict):
+            raise SweepError(f"{p}: group {i + 1} is not a [[group]] table")
         name = g.get("name", f"group{i}")
         names.append(name)
         for field in ("shapes", "configs"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -215,9 +216,11 @@ def write_results(doc: dict, out_dir: str) -> Path:
 
 def load_results(path: str) -> dict:
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise MicrobenchError(f"{path}: cannot read results: {exc}") from None
+        doc = json.loads(Path(path).read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise MicrobenchError(f"{path}: cannot read results ({exc.strerror})") from None
+    except ValueError as exc:   # not JSON, or not UTF-8
+        raise MicrobenchError(f"{path}: cannot read results: {' '.join(str(exc).split())[:160]}") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise MicrobenchError(f"{path}: not a microbenchmark results file (schema {SCHEMA})")
     return doc
@@ -268,7 +271,24 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
+def _check_paths(args) -> None:
+    """What a long run would write or edit, refused before it starts (measurements are not lost)."""
+    if args.apply and not Path(args.apply).is_file():
+        raise MicrobenchError(f"--apply {args.apply}: no such hardware file")
+    if args.from_json or args.build_only:
+        return
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise MicrobenchError(f"--out {out}: not a directory")
+    parent = out
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise MicrobenchError(f"--out {out}: cannot write in {parent}")
+
+
 def run(args, command: str) -> int:
+    _check_paths(args)
     if args.build_only:
         bins = build_all(args.build_dir)
         for b in bins.values():

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Mapping
 import optuna
 
 from ..config import KernelConfig, derive, mma_k_for
-from ..errors import PerfmodelError
+from ..errors import PerfmodelError, decode_utf8
 from ..hardware import Arch, HardwareSpec, config_dir
 from ..legality import check
 from ..problem import GemmProblem
@@ -243,7 +243,11 @@ def load_space(arch_or_path: Arch | str | Path) -> SearchSpace:
     p = Path(arch_or_path)
     if not p.is_file():
         raise SpaceError(f"{p}: no such search-space file")
-    return parse_space(p.read_text(), str(p))
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise SpaceError(f"{p}: cannot read ({exc.strerror})") from None
+    return parse_space(decode_utf8(data, p), str(p))
 
 
 def parse_override(text: str, space: SearchSpace | None = None) -> tuple[str, tuple[Value, ...]]:

@@ -12,6 +12,7 @@ import importlib.util
 import random
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import optuna
@@ -63,6 +64,8 @@ def make_storage(storage: str | optuna.storages.BaseStorage | None, *,
         raise SearchError(f"unsupported storage URL '{storage}' (sqlite:///FILE or postgresql://...)")
     storage = _with_pg_driver(storage)
     sqlite = storage.startswith("sqlite:")
+    if sqlite:
+        _check_sqlite_file(storage)   # a wrong path fails at once, not after the retries below
     engine_kwargs: dict[str, Any] = {"connect_args": {"timeout": 60}} if sqlite else {"pool_pre_ping": True}
     last: Exception | None = None
     for attempt in range(4):   # first use of a fresh database by several workers races on CREATE TABLE
@@ -79,6 +82,27 @@ def make_storage(storage: str | optuna.storages.BaseStorage | None, *,
             last = exc
             time.sleep(0.2 + random.random() * (attempt + 1))
     raise SearchError(f"cannot open storage {storage}: {str(last).splitlines()[0]}")
+
+
+def _check_sqlite_file(url: str) -> None:
+    """The file of a ``sqlite:///FILE`` URL: its directory exists, and the file is absent, empty or a
+    SQLite database (never anything else: Optuna would fail on it after retries, or worse, use it)."""
+    path = url.split("?", 1)[0].removeprefix("sqlite://").removeprefix("/")
+    if not path or path == ":memory:":
+        return
+    f = Path(path)
+    if not f.parent.is_dir():
+        raise SearchError(f"--storage {url}: directory {f.parent} does not exist")
+    if f.is_dir():
+        raise SearchError(f"--storage {url}: {f} is a directory, not a database file")
+    if f.is_file() and f.stat().st_size > 0:
+        try:
+            with f.open("rb") as fh:
+                magic = fh.read(16)
+        except OSError as exc:
+            raise SearchError(f"--storage {url}: cannot read {f} ({exc.strerror})") from None
+        if magic != b"SQLite format 3\x00":
+            raise SearchError(f"--storage {url}: {f} is not a SQLite database (left untouched)")
 
 
 def _with_pg_driver(url: str) -> str:

@@ -1,0 +1,68 @@
+"""Output paths checked before any work: a command that would simulate, fit or measure for minutes
+and then fail to write its table, plot or trace refuses at once instead (one line, exit 2), so
+nothing computed is lost and no traceback follows a printed table.
+
+``writable_file`` probes the path the way the writer will open it, without changing it: an existing
+file is opened for appending (its bytes stay as they are), a new one is created and removed again.
+That catches a missing or non-directory parent, a directory given as the file, permissions, a
+read-only file system and pseudo file systems such as /proc alike.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import PerfmodelError
+
+
+class OutputPathError(PerfmodelError):
+    """An output path the command could not write (checked before the work)."""
+
+
+def writable_file(path: str, flag: str, *, create_dirs: bool = False) -> Path:
+    """``path`` as a Path if a file can be written there; else OutputPathError naming ``flag``.
+    ``create_dirs``: missing parent directories are fine (the writer creates them), as long as the
+    nearest existing one is a writable directory."""
+    p = Path(path)
+    if not str(path).strip():
+        raise OutputPathError(f"{flag}: empty path")
+    if p.is_dir():
+        raise OutputPathError(f"{flag} {path}: is a directory (give a file name)")
+    parent = p.parent
+    if create_dirs:
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+    if not parent.exists():
+        raise OutputPathError(f"{flag} {path}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise OutputPathError(f"{flag} {path}: {parent} is not a directory")
+    if create_dirs and parent != p.parent:
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise OutputPathError(f"{flag} {path}: cannot create directories in {parent} (permission denied)")
+        return p
+    existed = p.exists()
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        os.close(fd)
+    except OSError as exc:
+        raise OutputPathError(f"{flag} {path}: cannot write ({exc.strerror})") from None
+    if not existed:
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
+    return p
+
+
+def image_file(path: str, flag: str) -> Path:
+    """A writable path whose suffix names an image format matplotlib writes (.png, .pdf, .svg, ...)."""
+    from matplotlib.backend_bases import FigureCanvasBase   # only when an image is asked for
+    known = sorted(FigureCanvasBase.get_supported_filetypes())
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in known:
+        what = f"unknown image suffix '.{suffix}'" if suffix else "no image suffix"
+        raise OutputPathError(f"{flag} {path}: {what} (known: {', '.join('.' + k for k in known)})")
+    return writable_file(path, flag)
+
+
+__all__ = ["OutputPathError", "image_file", "writable_file"]
