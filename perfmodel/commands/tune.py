@@ -8,8 +8,10 @@ import json
 import os
 import sys
 
-from ..config import KernelConfig
-from ..hardware import load_hardware
+from ..config import KernelConfig, derive
+from ..errors import PerfmodelError
+from ..hardware import Arch, load_hardware
+from ..legality import check
 from ..interop import exports
 from ..interop.triton import export_reason as triton_export_reason
 from ..problem import make_problem
@@ -79,13 +81,17 @@ def run(args) -> int:
     space = load_space(args.space) if args.space else load_space(hw.arch)
     if args.set:
         space = space.narrow(dict(parse_override(s) for s in args.set))
+    kernel_rules = args.our_kernel or bool(args.validate_top)
+    refused = _problem_violations(problem, hw, kernel_rules)
+    if refused:   # every point of any space would be illegal: say so now, not after 1000 suggestions
+        return _print_refused(args, problem, hw, refused)
     storage = _storage(args.storage)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     result = tune(problem, hw, n_trials=trials, target_trials=args.target, storage=storage,
                   study_name=args.study, sampler=args.sampler, seed=args.seed, space=space,
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
                   heartbeat_interval_s=max(1, min(10, args.grace_period // 3)),
-                  kernel_rules=args.our_kernel or bool(args.validate_top))   # measure only what our kernel builds
+                  kernel_rules=kernel_rules)   # with --validate-top: only what our kernel builds
     validation = None
     if args.validate_top:
         from ..search.validate_top import validate_top
@@ -95,7 +101,47 @@ def run(args) -> int:
         print(json.dumps(doc, indent=2))
     else:
         _print(doc)
-    return 0
+    return 0 if doc["top"] else 1   # no legal configuration found: exit 1, as for an illegal one
+
+
+# Rules that refuse the problem itself on this GPU (its types, accumulator, scales, layouts, and the
+# row strides of A and B, which our kernel always loads by TMA), whatever the configuration: a search
+# could only find illegal points. (D's stride matters only to a TMA-store epilogue: not listed.)
+PROBLEM_RULES = ("kind-arch", "acc-dtype", "scale-type", "scale-vec", "wgmma-major", "tcgen05-transpose")
+
+
+def _problem_violations(problem, hw, kernel_rules: bool) -> list:
+    """The PROBLEM_RULES (and with ``kernel_rules`` our kernel's type restrictions) that the problem's
+    default configuration breaks; they do not depend on the configuration."""
+    try:
+        cfg = derive(problem, hw).config
+    except PerfmodelError:
+        return []
+    rules = PROBLEM_RULES + (("kernel-sm90-types",) if kernel_rules else ())
+    return [v for v in check(problem, cfg, hw, kernel_rules=kernel_rules) if v.rule in rules
+            or (v.rule == "tma-global-stride" and v.reason.startswith(("A ", "B ")))]   # loaded by TMA in any config
+
+
+def _print_refused(args, problem, hw, violations) -> int:
+    if args.json:
+        print(json.dumps({"gpu": hw.name, "problem": problem.shape_name(), "dtype": args.dtype, "legal": False,
+                          "violations": [{"rule": v.rule, "reason": v.reason, "ptx_section": v.ptx_section}
+                                         for v in violations]}, indent=2))
+        return 1
+    print(f"problem  {problem.shape_name()} {args.dtype} cannot run on {hw.name} whatever the configuration "
+          f"({len(violations)} violation(s)); nothing searched")
+    for v in violations:
+        print(f"  {v}")
+    return 1
+
+
+def _illegal_rules(result: TuneResult) -> dict[str, int]:
+    """How often each rule refused a suggestion of this study (most frequent first)."""
+    from collections import Counter
+    from optuna.trial import TrialState
+    counts = Counter(rule for t in result.study.get_trials(deepcopy=False, states=(TrialState.PRUNED,))
+                     for rule in t.user_attrs.get("violations", ()))
+    return dict(counts.most_common())
 
 
 def _trials(args) -> int:
@@ -119,6 +165,8 @@ def _tune_triton(args, hw, problem) -> int:
     if args.validate_top or args.our_kernel or args.set:
         raise SearchError(f"--validate-top, --our-kernel and --set apply to --kernel ours only")
     knobs = load_triton_space(args.space)
+    if hw.arch is not Arch.SM90A:
+        raise SearchError(f"the {args.kernel} family is modelled on sm_90a only ({hw.name} is {hw.arch.value})")
     df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel)
     legal = df[df["pred_ms"].apply(math.isfinite)]
     top = legal.head(args.top)
@@ -131,13 +179,13 @@ def _tune_triton(args, hw, problem) -> int:
            "space_points": len(df), "legal": len(legal), "search": "exhaustive", "top": rows}
     if args.json:
         print(json.dumps(doc, indent=2))
-        return 0
+        return 0 if rows else 1
     print(f"kernel   {args.kernel} on {hw.name}, {problem.shape_name()} {args.dtype}: every one of {len(df)} "
           f"configurations predicted ({len(legal)} legal)")
     print(f"{'rank':>4} {'TFLOP/s':>9} {'ms':>9}  {'bound':<12} triton.Config")
     for r in rows:
         print(f"{r['rank']:>4} {r['pred_tflops']:>9.1f} {r['pred_ms']:>9.4f}  {r['bottleneck']:<12} {r['triton_config']}")
-    return 0
+    return 0 if rows else 1
 
 
 def _plain(obj):
@@ -162,6 +210,8 @@ def _document(result: TuneResult, storage: str | None, k: int, validation) -> di
            "searched": [k_.name for k_ in result.space.searched]},
            "stats": dataclasses.asdict(s), "study_complete_trials": len(result.complete_trials()),
            "top": [dataclasses.asdict(r) for r in result.top(k)]}
+    if not doc["top"]:
+        doc["illegal_rules"] = _illegal_rules(result)
     if doc["top"]:
         best = result.best_config
         doc["best"] = {"tflops": doc["top"][0]["tflops"], "config": config_dict(best)}
@@ -186,7 +236,9 @@ def _print(doc: dict) -> None:
           + (f", {s['errors']} failed in the model" if s["errors"] else "") + f"); {s['stopped']}")
     print(f"study    {doc['study_complete_trials']} complete trials in all")
     if not doc["top"]:
-        print("no legal configuration found: widen the space (--set / --space)")
+        rules = ", ".join(f"{k} ({n})" for k, n in list(doc.get("illegal_rules", {}).items())[:5])
+        print("no legal configuration found: widen the space (--set / --space)"
+              + (f"; suggestions refused by {rules}" if rules else ""))
         return
     print(f"\n{'rank':>4} {'TFLOP/s':>9}  {'bottleneck':<14} config")
     for r in doc["top"]:

@@ -88,8 +88,10 @@ def _check_sqlite_file(url: str) -> None:
     """The file of a ``sqlite:///FILE`` URL: its directory exists, and the file is absent, empty or a
     SQLite database (never anything else: Optuna would fail on it after retries, or worse, use it)."""
     path = url.split("?", 1)[0].removeprefix("sqlite://").removeprefix("/")
-    if not path or path == ":memory:":
+    if path == ":memory:":
         return
+    if not path.strip():
+        raise SearchError(f"--storage {url}: no database file (e.g. sqlite:///perfmodel.db; 'memory' keeps nothing)")
     f = Path(path)
     if not f.parent.is_dir():
         raise SearchError(f"--storage {url}: directory {f.parent} does not exist")
