@@ -171,7 +171,10 @@ def load_space(path: str | None = None) -> list[TritonKnobs]:
         doc = tomllib.loads(f.read_text())
         knobs = doc["knobs"]
         values = [[int(v) for v in knobs[k]["values"]] for k in SPACE_KNOBS]
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
+    except KeyError as exc:
+        raise TritonInteropError(f"cannot read the Triton search space {f}: no key {exc} (knobs.BLOCK_M ... "
+                                 f"knobs.num_stages, each {{ values = [...] }})") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, TypeError, ValueError) as exc:
         raise TritonInteropError(f"cannot read the Triton search space {f}: {exc}") from None
     return [TritonKnobs(*v) for v in itertools.product(*values)]
 

@@ -2,6 +2,7 @@
 as JSONL so that a killed run leaves a readable file and the next run resumes)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import warnings
@@ -44,7 +45,15 @@ def read_dataset(path: str | os.PathLike) -> tuple[DatasetHeader, list[Measureme
             raise DatasetError(f"{p}:{i}: not UTF-8 text (byte 0x{line[exc.start]:02x} at column "
                                f"{exc.start + 1}); a perfmodel dataset is UTF-8 JSON lines") from None
     try:
-        header = DatasetHeader.from_dict(json.loads(lines[0]))
+        first = json.loads(lines[0])
+        body = first.get("header") if isinstance(first, dict) else None
+        if isinstance(body, dict):
+            need = [f.name for f in dataclasses.fields(DatasetHeader)
+                    if f.default is dataclasses.MISSING and f.name not in body]
+            if need:
+                raise DatasetError(f"{p}:1: not a perfmodel measurement dataset (its header lacks "
+                                   f"{', '.join(need)})")
+        header = DatasetHeader.from_dict(first)
     except KeyError as exc:
         raise DatasetError(f"{p}:1: not a perfmodel dataset header (no key {exc})") from None
     except (ValueError, TypeError, AttributeError) as exc:
