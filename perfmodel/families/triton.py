@@ -18,16 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import Epilogue, KernelConfig, derive, mma_k_for, stage_bytes
+from ..config import Epilogue, KernelConfig, derive, mma_k_for
 from ..errors import ConfigError
 from ..hardware import Arch, HardwareSpec
 from ..legality import ScheduleFacts
+from ..legality.rules.triton import NON_ACC_REGISTERS, accumulator_registers, ring_bytes
 from ..problem import GemmProblem
 from .base import WARPGROUP_THREADS, WGMMA_M, KernelFamily, Producer, Schedule, occupancy
 
 MMA_WAIT_DEPTH = 1           # warp_group_dot_wait {pendings = 1} in the pipelined loop (docs/triton-codegen.md)
-NON_ACC_REGISTERS = 40       # estimate of registers beside the accumulators (addresses, masks, loop state)
-BARRIER_BYTES = 8            # one mbarrier per stage (TMA family)
 TRITON_DIVISIBILITY = 16     # Triton specialises integer arguments divisible by 16 (vectorised access)
 
 
@@ -82,15 +81,12 @@ class TritonFamily(KernelFamily):
     def smem_bytes(self, problem: GemmProblem, cfg: KernelConfig) -> int:
         """Shared memory Triton allocates: the ring of ``num_stages`` A and B buffers (plus one mbarrier
         per stage with TMA); the epilogue's staging buffer reuses the ring once the loop is done."""
-        ring = cfg.stages * stage_bytes(problem, cfg)
-        if self.producer is Producer.TMA_INLINE:
-            ring += cfg.stages * BARRIER_BYTES
+        ring = ring_bytes(problem, cfg, self.producer is Producer.TMA_INLINE)
         out = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits // 8 if self.epilogue is Epilogue.TMA_STORE else 0
         return max(ring, out)
 
     def registers_per_thread(self, problem: GemmProblem, cfg: KernelConfig) -> int:
-        acc = cfg.tile_m * cfg.tile_n * max(problem.acc_dtype.bits, 32) // 32 // (max(cfg.consumers, 1) * 128)
-        return acc + NON_ACC_REGISTERS
+        return accumulator_registers(problem, cfg) + NON_ACC_REGISTERS
 
     def producer_for(self, problem: GemmProblem) -> Producer:
         """The pointer matmul gets 16-byte cp.async copies only when Triton may assume 16-element-divisible

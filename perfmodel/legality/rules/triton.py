@@ -16,6 +16,17 @@ NON_ACC_REGISTERS = 40             # estimate: addresses, masks, loop state besi
 BARRIER_BYTES = 8                  # one mbarrier per stage (TMA loads)
 
 
+def accumulator_registers(problem, cfg) -> int:
+    """f32 accumulator registers per thread: the tile over the CTA's num_warps x 32 threads."""
+    return cfg.tile_m * cfg.tile_n * max(problem.acc_dtype.bits, 32) // 32 // (128 * max(cfg.consumers, 1))
+
+
+def ring_bytes(problem, cfg, tma_loads: bool) -> int:
+    """Shared memory of the pipeline ring: num_stages A and B buffers, plus one mbarrier per stage with TMA."""
+    stage = (cfg.tile_m * problem.a_dtype.bits + cfg.tile_n * problem.b_dtype.bits) * cfg.tile_k // 8
+    return cfg.stages * stage + (cfg.stages * BARRIER_BYTES if tma_loads else 0)
+
+
 def _pow2(x: int) -> bool:
     return x > 0 and x & (x - 1) == 0
 
@@ -44,13 +55,12 @@ def triton_wgmma_rows(c: Ctx):
 def triton_smem(c: Ctx):
     if not positive(c):
         return
-    p, cfg = c.problem, c.cfg
-    stage = (cfg.tile_m * p.a_dtype.bits + cfg.tile_n * p.b_dtype.bits) * cfg.tile_k // 8
-    need = cfg.stages * stage + (cfg.stages * BARRIER_BYTES if c.facts.tma_loads else 0)
+    cfg = c.cfg
+    need = ring_bytes(c.problem, cfg, c.facts.tma_loads)
     limit = c.hw.smem.per_block_optin_bytes
     if need > limit:
-        yield (f"{cfg.stages} stages x {stage} B = {need} B of shared memory > {limit} B per block "
-               f"(Triton raises OutOfResources)")
+        yield (f"{cfg.stages} stages x {ring_bytes(c.problem, cfg, False) // cfg.stages} B = {need} B of shared "
+               f"memory > {limit} B per block (Triton raises OutOfResources)")
 
 
 @rule("triton-registers", SECTION,
@@ -59,7 +69,7 @@ def triton_registers(c: Ctx):
     if not positive(c):
         return
     threads = 128 * c.cfg.consumers
-    acc = c.cfg.tile_m * c.cfg.tile_n * max(c.problem.acc_dtype.bits, 32) // 32 // threads
+    acc = accumulator_registers(c.problem, c.cfg)
     cap = c.hw.registers.max_per_thread
     if acc + NON_ACC_REGISTERS > cap:
         yield (f"{acc} accumulator registers per thread ({c.cfg.tile_m}x{c.cfg.tile_n} over {threads} threads) "
