@@ -1,15 +1,21 @@
-"""Accuracy of the model against the committed hardware datasets, on the calibration split and on the
-held-out shapes the fit never saw (perfmodel.calibration.fit.CALIBRATION_SHAPES), plus the H200 dataset as an
-independent check and the tuner's top-8 / headline configurations.
+"""Accuracy of the model on EVERY committed dataset of our sm_90a kernel (data/measurements/*.jsonl), per dataset
+and overall, per half of the committed split (configs/splits/sm90.toml), per clock regime.
 
-    python3 benchmarks/bench_accuracy.py                 # H100 split + H200 + top-8 files
-    python3 benchmarks/bench_accuracy.py --per-shape     # also the per-(shape, dtype) table
+    python3 benchmarks/bench_accuracy.py                        # every dataset, both halves
+    python3 benchmarks/bench_accuracy.py --split calibration    # what model changes and fits may look at
+    python3 benchmarks/bench_accuracy.py --per-shape            # also the per-(shape, dtype) table
+    python3 benchmarks/bench_accuracy.py --regimes auto,measured,boost
 
-Figures per part: points, MAPE, median and p90 absolute percentage error, mean signed error (bias),
-median over (shape, dtype) of Spearman's rho between predicted and measured TFLOP/s, the share of
-(shape, dtype) whose predicted top-8 holds a configuration within 2% of the measured best, and the
-top-8 recall (measured top-8 found in the predicted top-8). Everything is computed by
-perfmodel.calibration.report / perfmodel.calibration.fit; this script only prints.
+Clock regimes (perfmodel/sim/clock.py): ``auto`` predicts each row in the regime of its timed loop (boost below
+50 ms: the 30 ms smoke loops; sustained otherwise: the 100 ms dataset loops, whose heavy kernels are already
+power-limited, the 300 ms headline runs and the 1.5 s clock runs); ``measured`` at each row's NVML mean SM
+clock (a row without one falls back to ``auto``); ``boost`` / ``sustained`` for every row. Figures: points,
+MAPE, median and p90 absolute percentage error, mean signed error (bias), median over (shape, dtype) of
+Spearman's rho between predicted and measured TFLOP/s, the (shape, dtype) whose mean signed error is largest
+in magnitude, and the share of (shape, dtype) whose predicted top-8 holds a configuration within 2% of the
+measured best. Then the sustained clock runs' predicted vs measured SM clock, and which parameters were
+fitted on what (their sources in the hardware files). Everything is computed by perfmodel.calibration;
+this script only prints.
 """
 from __future__ import annotations
 
@@ -17,86 +23,140 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from perfmodel.calibration.fit import (CALIBRATION_SHAPES, clock_frame, clock_loss, evaluate_split, load, split,  # noqa: E402
-                                 topk_recall)
-from perfmodel.config import KernelConfig  # noqa: E402
-from perfmodel.hardware import load_hardware  # noqa: E402
-from perfmodel.prediction.predict import predict  # noqa: E402
-from perfmodel.problem import make_problem  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from perfmodel.calibration.fit import SM90_PARAMETERS, SUSTAINED_LOOP_S, load_split, split  # noqa: E402
 from perfmodel.calibration.report import accuracy, add_predictions, measured_frame, per_shape  # noqa: E402
+from perfmodel.hardware import load_hardware  # noqa: E402
+from perfmodel.measure import read_dataset  # noqa: E402
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data", "measurements")
-SPLIT_DATASETS = [("H100 SXM", "h100_sm90_dataset.jsonl"), ("H200", "h200_sm90_dataset.jsonl")]
-TOP_FILES = [("H100 second held-out set (3 new shapes, never fitted)", ["h100_sm90_heldout2.jsonl"]),
-             ("H100 tune --validate-top 8 + headline", ["h100_validate_top.jsonl", "h100_headline.jsonl"]),
-             ("H200 headline", ["h200_headline.jsonl"])]
-CLOCK_FILE = "h100_sm90_clock.jsonl"
+DATA = Path(__file__).resolve().parent.parent / "data" / "measurements"
+HW_FILES: dict[str, str] = {}     # --hw SPEC=FILE
 
 
-def _line(label: str, df) -> str:
-    if df is None or df.empty:
-        return f"  {label:<12} (no points)"
-    a = accuracy(df)
-    return (f"  {label:<12} n={a.points:<4} MAPE {a.mape:5.1%}  median {a.median_ape:5.1%}  p90 {a.p90_ape:5.1%}  "
-            f"bias {a.bias:+6.1%}  rho {a.spearman_median:4.2f}  top8-hit {a.topk_hit_fraction:4.0%}  "
-            f"top8-recall {topk_recall(df):4.0%}")
+def _hw(spec: str):
+    return load_hardware(HW_FILES.get(spec, spec))
+# Datasets whose header names a spec other than the GPU they ran on, or an older kernel: (spec, why)
+OVERRIDES = {"smoke_kernel_v1_h200.jsonl": ("h200", "kernel v1 (slow multicast, superseded); header names "
+                                                    "h100-sxm, ran on an H200; not in the totals")}
 
 
-def _shape_table(df) -> None:
-    print(f"    {'shape':<17} {'dtype':<5} {'n':>3} {'MAPE':>6} {'bias':>7} {'rho':>5} {'meas best':>9} "
+def _line(label: str, df: pd.DataFrame) -> str:
+    ok = df.dropna(subset=["pred_tflops"]) if len(df) else df
+    if ok.empty:
+        return f"    {label:<12} (no points)"
+    a = accuracy(ok)
+    return (f"    {label:<12} n={a.points:<4} MAPE {a.mape:5.1%}  median {a.median_ape:5.1%}  p90 {a.p90_ape:5.1%}  "
+            f"bias {a.bias:+6.1%}  rho {a.spearman_median:5.2f}  worst |bias| {a.worst_bias:+6.1%} "
+            f"({a.worst_bias_shape})  top8 {a.topk_hit_fraction:4.0%}")
+
+
+def _shape_table(df: pd.DataFrame) -> None:
+    print(f"      {'shape':<17} {'dtype':<5} {'n':>3} {'MAPE':>6} {'bias':>7} {'rho':>5} {'meas best':>9} "
           f"{'pred best':>9} {'top8':>5}")
     for r in per_shape(df).itertuples():
-        print(f"    {r.shape:<17} {r.dtype:<5} {r.n:>3} {r.mape:>6.1%} {r.bias:>+7.1%} {r.spearman:>5.2f} "
+        print(f"      {r.shape:<17} {r.dtype:<5} {r.n:>3} {r.mape:>6.1%} {r.bias:>+7.1%} {r.spearman:>5.2f} "
               f"{r.meas_best:>9.1f} {r.pred_best:>9.1f} {'yes' if r.topk_hit else 'NO':>5}")
+
+
+def _datasets() -> list[tuple[str, str, str]]:
+    """(file, spec, note) of every committed dataset of our kernel."""
+    out = []
+    for path in sorted(DATA.glob("*.jsonl")):
+        header, _ = read_dataset(path)
+        spec, note = OVERRIDES.get(path.name, (header.gpu_spec, ""))
+        out.append((path.name, spec, note))
+    return out
+
+
+def _loops(frame: pd.DataFrame) -> str:
+    loops = frame["meas_loop_s"].dropna()
+    return f"loops {loops.median() * 1e3:.0f} ms" if len(loops) else "loops ?"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--per-shape", action="store_true", help="print the per-(shape, dtype) table too")
+    ap.add_argument("--split", choices=["all", "calibration", "held_out"], default="all",
+                    help="which half to print (model changes may look at 'calibration' only)")
+    ap.add_argument("--regimes", default="auto,measured", help="comma-separated clock regimes (default auto,measured)")
+    ap.add_argument("--per-shape", action="store_true", help="print the per-(shape, dtype) tables too")
+    ap.add_argument("--hw", action="append", default=[], metavar="SPEC=FILE",
+                    help="predict SPEC's datasets with this hardware file instead (e.g. an older fit, for before/after)")
     args = ap.parse_args()
-    print(f"calibration shapes: {', '.join(CALIBRATION_SHAPES)} (both dtypes); held out: the others")
-    for label, name in SPLIT_DATASETS:
-        path = os.path.join(DATA, name)
-        t0 = time.perf_counter()
-        frame, spec = load(path)
-        hw = load_hardware(spec)
-        figs, df = evaluate_split(frame, hw)
-        cal, held = split(df)
-        print(f"{label}: {name} vs {hw.name} (fingerprint {hw.fingerprint}), {time.perf_counter() - t0:.1f} s")
-        print(_line("calibration", cal))
-        print(_line("held-out", held))
-        print(_line("all", df))
-        print(f"  mean |log(pred/meas)|: calibration {figs.loss_calibration:.4f}, held-out {figs.loss_held_out:.4f}")
-        if args.per_shape:
-            _shape_table(df)
-    for label, names in TOP_FILES:
-        paths = [os.path.join(DATA, n) for n in names if os.path.exists(os.path.join(DATA, n))]
-        if not paths:
+    for item in args.hw:
+        spec, _, path = item.partition("=")
+        HW_FILES[spec] = path
+    sp = load_split()
+    halves = ["calibration", "held_out"] if args.split == "all" else [args.split]
+    regimes = [r.strip() for r in args.regimes.split(",") if r.strip()]
+    print(f"split {os.path.relpath(sp.path)}: {len(sp.calibration)} calibration / {len(sp.held_out)} held-out shapes; "
+          f"printing: {', '.join(halves)}; clock regimes: {', '.join(regimes)}")
+    t0 = time.perf_counter()
+    totals: dict[tuple[str, str, str], list[pd.DataFrame]] = {}
+    for name, spec, note in _datasets():
+        frame, _ = measured_frame([DATA / name])
+        hw = _hw(spec)
+        print(f"\n{name} ({frame['gpu_name'].iloc[0]}, predicted as {hw.name}; {len(frame)} valid kernel rows, "
+              f"{_loops(frame)}){': ' + note if note else ''}")
+        for regime in regimes:
+            df = add_predictions(frame, hw, clock=regime)
+            basis = ", ".join(f"{n} {k}" for k, n in df["clock_basis"].value_counts().items())
+            print(f"  clock {regime} ({basis})")
+            parts = dict(zip(("calibration", "held_out"), split(df, sp)))
+            for half in halves:
+                print(_line(half, parts[half]))
+                if args.per_shape and len(parts[half]):
+                    _shape_table(parts[half].dropna(subset=["pred_tflops"]))
+                if not note:
+                    totals.setdefault((hw.name, regime, half), []).append(parts[half])
+    print("\noverall (every dataset of the GPU together; a shape measured in several files counts once per file)")
+    for (gpu, regime, half), parts in sorted(totals.items()):
+        df = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else pd.DataFrame()
+        print(f"  {gpu:<9} clock {regime:<9}" + _line(half, df)[4:])
+    _clocks(sp, halves)
+    _sources()
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
+
+
+def _clocks(sp, halves) -> None:
+    """The sustained runs' predicted power-limited clock against their NVML mean clock."""
+    rows = []
+    for name, spec, note in _datasets():
+        if note:
             continue
-        frame, spec = measured_frame(paths)
-        df = add_predictions(frame, load_hardware(spec))
-        print(f"{label}: {', '.join(os.path.basename(p) for p in paths)}")
-        print(_line("all", df))
-        if args.per_shape:
-            _shape_table(df)
-    _clocks(os.path.join(DATA, CLOCK_FILE))
-
-
-def _clocks(path: str) -> None:
-    """Predicted power-limited clock against the steady-state NVML clock of the 1.5 s runs."""
-    if not os.path.exists(path):
+        frame, _ = measured_frame([DATA / name])
+        frame = frame[(frame["meas_loop_s"] >= SUSTAINED_LOOP_S) & frame["meas_sm_clock_hz"].notna()]
+        if len(frame):
+            rows.append(add_predictions(frame.reset_index(drop=True), _hw(spec), clock="sustained")
+                        .assign(gpu=spec))
+    if not rows:
         return
-    frame = clock_frame(path)
-    hw = load_hardware(measured_frame([path])[1])
-    print(f"H100 clock runs ({os.path.basename(path)}): predicted vs measured SM clock and TFLOP/s")
-    for row in frame.itertuples():
-        p = predict(make_problem((row.m, row.n, row.k), row.dtype), KernelConfig.from_name(row.config_name), hw)
-        print(f"  {row.config_name[:52]:<52} {row.dtype:<5} clock {p.clock_hz / 1e6:5.0f} vs {row.meas_sm_clock_hz / 1e6:5.0f} MHz"
-              f"   TFLOP/s {p.tflops:6.0f} vs {row.meas_tflops:6.0f}")
-    print(f"  mean |log(pred clock / meas clock)| {clock_loss(frame, hw):.4f}")
+    df = pd.concat(rows, ignore_index=True)
+    df["clock_err"] = df["pred_clock_hz"] / df["meas_sm_clock_hz"] - 1
+    print(f"\nsustained runs (loops >= {SUSTAINED_LOOP_S * 1e3:.0f} ms): predicted vs NVML SM clock")
+    for half, part in zip(("calibration", "held_out"), split(df, sp)):
+        if half not in halves:
+            continue
+        for gpu, g in part.groupby("gpu"):
+            e = g["clock_err"]
+            print(f"  {gpu:<9} {half:<12} n={len(g):<3} clock MAPE {e.abs().mean():5.1%}  bias {e.mean():+6.1%}  "
+                  f"worst {e.loc[e.abs().idxmax()]:+6.1%}  (TFLOP/s MAPE {g['rel_err'].abs().mean():5.1%})")
+
+
+def _sources() -> None:
+    """Which parameters were fitted, on what (their sources in the hardware files)."""
+    print("\nfitted parameters and their sources")
+    for gpu in ("h100-sxm", "h200"):
+        hw = _hw(gpu)
+        for key in [p.key for p in SM90_PARAMETERS] + ["clock.hbm_power_w"]:
+            sec, _, field = key.partition(".")
+            src = hw.source_of(key)
+            print(f"  {gpu:<9} {key:<42} {getattr(getattr(hw, sec), field):>8.4g}  {src[:150]}"
+                  f"{'...' if len(src) > 150 else ''}")
 
 
 if __name__ == "__main__":

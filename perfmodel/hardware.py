@@ -69,6 +69,7 @@ class ClockSection:
     tensor_power_fraction: float = _f(0, 1)        # share of the capped power that follows tensor activity
     f8_tensor_power_ratio: float = _f(0.5, 3)      # tensor power per busy cycle, 8-bit kinds / f16
     l2_power_fraction: float = _f(0, 2)            # power of a saturated L2->SM path, share of the cap
+    hbm_power_w: float = _f(0, 3000)               # W that HBM reads add at the datasheet rate (own rail)
 
 
 @dataclass(frozen=True, kw_only=True)

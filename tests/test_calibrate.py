@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from perfmodel import load_hardware
-from perfmodel.calibration.fit import (CALIBRATION_SHAPES, HELD_OUT_SHAPES, CalibrationError, FitResult, Parameter,
-                                 SM90_PARAMETERS, apply_fit, check_fittable, fit, log_loss, select_parameters,
-                                 split, topk_recall)
+from perfmodel.calibration.fit import (CalibrationError, FitResult, Parameter, SM90_PARAMETERS, apply_fit,
+                                       check_fittable, clock_frame, fit, load_split, log_loss, select_parameters,
+                                       split, topk_recall)
 from perfmodel.cli import main
 from perfmodel.hardware import hardware_dir, parse_hardware
 from perfmodel.measure import read_dataset
@@ -22,13 +22,55 @@ DIRECT = "sync.direct_store_bytes_per_clock_per_sm"
 
 
 def test_split_is_by_shape_and_covers_the_dataset():
+    s = load_split()
     frame, _ = measured_frame([H100_DATA])
     cal, held = split(frame)
-    assert set(cal["shape"]) == set(CALIBRATION_SHAPES) and set(held["shape"]) == set(HELD_OUT_SHAPES)
-    assert not set(CALIBRATION_SHAPES) & set(HELD_OUT_SHAPES)
-    assert len(cal) + len(held) == len(frame)
+    assert set(cal["shape"]) <= set(s.calibration) and set(held["shape"]) <= set(s.held_out)
+    assert not set(s.calibration) & set(s.held_out)
+    assert len(cal) + len(held) == len(frame) and len(cal) and len(held)
     for part in (cal, held):   # both dtypes of a shape fall on the same side
         assert part.groupby("shape")["dtype"].nunique().min() == 2
+
+
+def test_the_committed_split_covers_every_dataset_of_our_kernel():
+    """Every shape of every committed dataset of our kernel is in exactly one half of configs/splits/sm90.toml,
+    the real-shapes split agrees with it, and both halves hold misaligned row pitches and ragged edges."""
+    import tomllib
+    s = load_split()
+    for path in sorted(DATA.glob("*.jsonl")):
+        _, ms = read_dataset(path)
+        for m in ms:
+            assert s.side(m.shape_name) != "unsplit", (path.name, m.shape_name)
+    real = tomllib.loads((Path(s.path).parent / "sm90_real_shapes.toml").read_text())
+    assert set(real["calibration"]) <= set(s.calibration) and set(real["held_out"]) <= set(s.held_out)
+    for half in (s.calibration, s.held_out):
+        dims = [tuple(int(x) for x in shape.split("x")) for shape in half]
+        assert any(k * 2 % 128 for _, _, k in dims)                  # a bf16 row pitch not 128-byte aligned
+        assert any(m % 64 or n % 64 for m, n, _ in dims)              # ragged M or N edge
+
+
+def test_split_file_errors(tmp_path):
+    bad = tmp_path / "s.toml"
+    bad.write_text('[split]\ncalibration = ["1x1x1"]\nheld_out = ["1x1x1"]\n')
+    with pytest.raises(CalibrationError, match="both sides"):
+        load_split(bad)
+    with pytest.raises(CalibrationError, match="no such split"):
+        load_split(tmp_path / "none.toml")
+
+
+def test_power_model_is_fitted_on_sustained_clock_runs_only():
+    hw = load_hardware("h100-sxm")
+    power = select_parameters("clock.tensor_power_fraction")
+    frame, _ = measured_frame([H100_DATA])
+    with pytest.raises(CalibrationError, match="sustained clock runs"):
+        fit(frame, hw, power)
+    clocks = clock_frame([DATA / "h100_sm90_clock.jsonl", DATA / "h100_smoke.jsonl"])
+    smoke = clocks[clocks["dataset"] == "h100_smoke.jsonl"]
+    assert smoke.empty and (clocks["meas_loop_s"] >= 0.25).all()   # short loops are not the sustained state
+    with pytest.raises(CalibrationError, match="alone"):
+        fit(frame, hw, power, clocks=clocks)
+    res = fit(frame.iloc[0:0], hw, power, rounds=1, iters=2, clocks=clocks)
+    assert res.loss_after <= res.loss_before
 
 
 def test_log_loss_is_symmetric_and_counts_missing_predictions():
@@ -52,7 +94,7 @@ def test_measured_values_may_not_be_fitted():
 def _synthetic(hw, true_value):
     """Direct-epilogue points of the H100 dataset, 'measured' as the model predicts them at true_value."""
     frame, _ = measured_frame([H100_DATA])
-    rows = frame[frame["config_name"].str.endswith("_edir") & frame["shape"].isin(CALIBRATION_SHAPES)]
+    rows = frame[frame["config_name"].str.endswith("_edir") & frame["shape"].isin(load_split().calibration)]
     truth = add_predictions(rows.reset_index(drop=True), hw.with_values(**{DIRECT: true_value}))
     return truth.assign(meas_tflops=truth["pred_tflops"])[list(frame.columns)]
 
@@ -75,6 +117,11 @@ def test_apply_writes_values_with_a_fit_source(tmp_path):
     assert hw.sync.direct_store_bytes_per_clock_per_sm == pytest.approx(6.12)
     assert hw.source_of(DIRECT) == ("fit: perfmodel calibrate --fit on data/measurements/h100_sm90_dataset.jsonl "
                                     "calibration shapes 8192x8192x8192, 2026-11-21")
+    apply_fit(str(toml), res, ["a/x.jsonl", "y.jsonl"], date="2026-11-24", shapes="the calibration split of S",
+              command="perfmodel calibrate --fit --params " + DIRECT)
+    assert parse_hardware(toml.read_text(), str(toml)).source_of(DIRECT) == (
+        f"fit: perfmodel calibrate --fit --params {DIRECT} on data/measurements/x.jsonl, data/measurements/y.jsonl "
+        "(each row in its timed loop's clock regime), the calibration split of S, 2026-11-24")
     bad = FitResult(gpu="h100-sxm", values={"tma.latency_cycles": 1.0}, before={}, loss_before=0, loss_after=0,
                     evaluations=0, calibration_shapes=())
     with pytest.raises(CalibrationError):
@@ -106,6 +153,7 @@ def test_cli_refuses_unclear_requests(capsys):
     assert main(["calibrate"]) == 2
     assert main(["calibrate", "--microbench", "--apply"]) == 2          # microbench still needs a path
     assert main(["calibrate", "--fit"]) == 2                             # no dataset
+    assert main(["calibrate", "--fit", "--dataset", str(H100_DATA), "--params", "clock.power_exponent"]) == 2
     assert main(["calibrate", "--fit", "--microbench", "--dataset", "x"]) == 2
     err = capsys.readouterr().err
-    assert "needs the hardware file's path" in err and "--dataset" in err
+    assert "needs the hardware file's path" in err and "--dataset" in err and "--clock-dataset" in err

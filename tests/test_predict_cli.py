@@ -25,8 +25,12 @@ def test_json_output(capsys):
 
 
 def test_clock_flag(capsys):
-    assert main(ARGS + ["--json", "--clock-mhz", "1000"]) == 0
-    assert json.loads(capsys.readouterr().out)["clock_hz"] == 1e9
+    assert main(ARGS + ["--json", "--clock", "1000"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["clock_hz"] == 1e9 and d["clock_regime"] == "fixed"
+    assert main(ARGS + ["--json", "--clock", "boost"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["clock_hz"] == 1.98e9 and d["clock_regime"] == "boost"
 
 
 def test_timeline_and_trace(tmp_path, capsys):

@@ -5,12 +5,14 @@ hardware file, on a CALIBRATION split of the dataset's shapes, and accuracy is r
 fit never saw. No per-configuration factor exists anywhere and the predictor never looks a measurement
 up: a fitted value is just another hardware value, written to the TOML with its provenance.
 
-- Split (fixed, by shape; both dtypes of a shape fall on the same side): ``CALIBRATION_SHAPES`` holds one
-  shape of each kind the dataset has (large square, small square, short-K wide, skinny-M, K-heavy with
-  fewer tiles than SMs); ``HELD_OUT`` is the rest (medium square, rectangular deep-K, short-K square,
-  very skinny). Every knob the sweep varies (swizzle, clusters and multicast, consumers, stages,
-  epilogue, raster and group) appears on both sides.
-- Loss: mean |log(pred / meas)| over the calibration points (symmetric in over/under-prediction).
+- Split (fixed, by shape; both dtypes of a shape fall on the same side): read from a committed file,
+  ``configs/splits/sm90.toml`` (``load_split``), written before fitting; nothing is hard-coded here. Rows
+  whose shape is not in its calibration list are never fitted.
+- Two kinds of parameter, two kinds of data. The power model's (``clock.*``, sim/power.py) are fitted
+  ONLY on sustained runs (loops that reached the power cap's steady state: ``--clock-dataset``), on the
+  mean |log(predicted / measured SM clock)| of their calibration-split rows. The others (cycles) are fitted
+  on throughput, mean |log(pred / meas TFLOP/s)| over the calibration-split rows of ``--dataset``, each
+  row predicted in the clock regime of its timed loop (sim/clock.py: ``regime_for_loop``).
 - Search: bounded coordinate descent, one parameter at a time by golden-section search on its
   interval (log-spaced for scale parameters), a few rounds. Deterministic, numpy-free, no new
   dependency. Parameters may only be fitted when their current source in the hardware file says
@@ -23,17 +25,20 @@ import datetime
 import math
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
-from ..errors import PerfmodelError
-from ..hardware import HardwareSpec
+from ..errors import PerfmodelError, decode_utf8
+from ..hardware import HardwareSpec, config_dir
 from .report import accuracy, add_predictions, measured_frame
 
-CALIBRATION_SHAPES = ("8192x8192x8192", "2048x2048x2048", "4096x16384x2048", "256x8192x8192", "1024x1024x32768")
-HELD_OUT_SHAPES = ("4096x4096x4096", "6144x4096x8192", "8192x8192x1024", "128x4096x16384")
 FITTABLE_SOURCE_WORDS = ("estimate", "calibrated", "fit:")
+POWER_PREFIX = "clock."      # the power model's parameters: fitted on sustained clock runs only
+# Timed loops at least this long count as sustained runs for the power model's fit: the 300 ms headline loops and
+# the 1.5 s clock runs (their NVML clocks settle at 1346-1486 MHz for the heavy 8192^3 kernels).
+SUSTAINED_LOOP_S = 0.25
 
 
 class CalibrationError(PerfmodelError):
@@ -67,6 +72,41 @@ SM90_PARAMETERS = (
 
 
 @dataclass(frozen=True)
+class Split:
+    """A committed calibration / held-out split by shape (``configs/splits/*.toml``)."""
+    calibration: tuple[str, ...]
+    held_out: tuple[str, ...]
+    path: str = ""
+
+    def side(self, shape: str) -> str:
+        return "calibration" if shape in self.calibration else "held_out" if shape in self.held_out else "unsplit"
+
+
+def split_path() -> Path:
+    return config_dir() / "splits" / "sm90.toml"
+
+
+def load_split(path: str | os.PathLike | None = None) -> Split:
+    """The split of ``path`` (default ``configs/splits/sm90.toml``): ``[split] calibration = [...], held_out = [...]``."""
+    import tomllib
+    p = Path(path) if path else split_path()
+    if not p.is_file():
+        raise CalibrationError(f"{p}: no such split file")
+    try:
+        doc = tomllib.loads(decode_utf8(p.read_bytes(), p))
+    except tomllib.TOMLDecodeError as exc:
+        raise CalibrationError(f"{p}: not valid TOML: {exc}") from None
+    table = doc.get("split", doc)
+    cal, held = table.get("calibration"), table.get("held_out")
+    if not isinstance(cal, list) or not isinstance(held, list) or not cal:
+        raise CalibrationError(f"{p}: needs [split] calibration = [...] and held_out = [...] (shape strings)")
+    both = set(cal) & set(held)
+    if both:
+        raise CalibrationError(f"{p}: shapes on both sides: {', '.join(sorted(both))}")
+    return Split(tuple(cal), tuple(held), str(p))
+
+
+@dataclass(frozen=True)
 class FitResult:
     gpu: str
     values: dict                       # dotted key -> fitted value
@@ -78,9 +118,12 @@ class FitResult:
     history: tuple = field(default=(), compare=False)   # (round, key, value, loss)
 
 
-def split(frame: pd.DataFrame, shapes: Sequence[str] = CALIBRATION_SHAPES) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(calibration, held-out) rows of a measured frame, by shape."""
-    mask = frame["shape"].isin(list(shapes))
+def split(frame: pd.DataFrame, shapes: Sequence[str] | Split | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(calibration, held-out) rows of a measured frame, by shape (default: the committed split's calibration
+    shapes); a shape in neither list counts as held out (never fitted)."""
+    shapes = load_split() if shapes is None else shapes
+    cal = shapes.calibration if isinstance(shapes, Split) else shapes
+    mask = frame["shape"].isin(list(cal))
     return frame[mask].reset_index(drop=True), frame[~mask].reset_index(drop=True)
 
 
@@ -91,29 +134,78 @@ def log_loss(df: pd.DataFrame) -> float:
     return sum(vals) / max(len(vals), 1)
 
 
-def clock_frame(dataset: str | os.PathLike) -> pd.DataFrame:
-    """Rows of a long-loop clock dataset (data/measurements/h100_sm90_clock.jsonl): the SM clock the
-    kernel settled at under the power cap (NVML mean over >= 1.5 s), for the power-limited clock's fit."""
-    frame, _ = measured_frame([dataset])
+def clock_frame(datasets: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.DataFrame:
+    """Rows of sustained runs (data/measurements/h100_sm90_clock.jsonl: 1.5 s loops; h100_headline.jsonl:
+    300 ms; h100_real_shapes_steady.jsonl): the SM clock each kernel settled at under the power cap (NVML
+    mean over the loop), for the power model's fit. Rows of loops shorter than ``SUSTAINED_LOOP_S`` are
+    left out: their NVML mean still holds the first tens of ms at boost, before the limiter acted."""
+    paths = [datasets] if isinstance(datasets, (str, os.PathLike)) else list(datasets)
+    frame, _ = measured_frame(paths)
     frame = frame.dropna(subset=["meas_sm_clock_hz"])
+    frame = frame[frame["meas_loop_s"].fillna(0) >= SUSTAINED_LOOP_S]
     if frame.empty:
-        raise CalibrationError(f"{dataset}: no rows with a measured SM clock")
+        raise CalibrationError(f"{', '.join(map(str, paths))}: no sustained rows with a measured SM clock")
     return frame.reset_index(drop=True)
 
 
+def power_runs(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.DataFrame:
+    """The steady phases of mb_power runs (perfmodel/microbench/power.py: 6 s each at the boost clock, below the
+    cap) as rows of board power at a known clock and known traffic: sleeping resident blocks, L2 reads, HBM reads.
+    They join the power model's fit beside the clock runs (``clock_loss``): the GEMM clock runs alone cannot
+    tell the power of an idle SM from that of L2 traffic."""
+    import json
+    rows = []
+    for path in [paths] if isinstance(paths, (str, os.PathLike)) else list(paths):
+        p = Path(path)
+        try:
+            doc = json.loads(decode_utf8(p.read_bytes(), p))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise CalibrationError(f"{p}: not an mb_power result ({exc})") from None
+        phases = doc.get("phases") if isinstance(doc, dict) else None
+        if not isinstance(phases, dict) or doc.get("schema", "").split("/")[0] != "perfmodel.microbench.power":
+            raise CalibrationError(f"{p}: not an mb_power result (perfmodel.microbench.power)")
+        for name in ("resident", "l2", "hbm", "resident2"):
+            ph = phases.get(name)
+            if not ph or not ph.get("power_w") or not ph.get("sm_clock_hz"):
+                continue
+            rows.append({"kind": "power", "dataset": p.name, "phase": name, "shape": "", "meas_power_w": ph["power_w"],
+                         "meas_sm_clock_hz": ph["sm_clock_hz"], "bytes_per_s": ph.get("bytes_per_s") or 0.0})
+    if not rows:
+        raise CalibrationError("no mb_power phases in the given files")
+    return pd.DataFrame(rows)
+
+
+def _power_row_loss(row, hw: HardwareSpec) -> float:
+    """|log(predicted / measured board power)| of one mb_power phase (bytes of the HBM phase pass through L2)."""
+    from ..problem import make_problem
+    from ..sim.params import l2_bytes_per_sm_clock
+    from ..sim.power import Activity, board_power
+    f = row.meas_sm_clock_hz
+    l2_bps = l2_bytes_per_sm_clock(hw, f) * f
+    hbm = row.bytes_per_s / hw.hbm.bandwidth_bytes_per_s if row.phase == "hbm" else 0.0
+    act = Activity(0.0, min(row.bytes_per_s / l2_bps, 1.0), hbm, f)
+    pred = board_power(act, f, make_problem((128, 128, 128), "bf16"), hw) * hw.gpu.tdp_w
+    return abs(math.log(pred / row.meas_power_w))
+
+
 def clock_loss(frame: pd.DataFrame, hw: HardwareSpec) -> float:
-    """Mean |log(predicted clock / measured clock)| over a clock frame."""
+    """Mean |log(predicted clock / measured clock)| over the GEMM rows of a clock frame, plus the mean
+    |log(predicted / measured board power)| over its mb_power rows (``power_runs``), if any."""
     from ..config import KernelConfig
     from ..prediction.predict import predict
     from ..problem import make_problem
-    vals = []
+    vals, power = [], []
     for row in frame.itertuples():
+        if getattr(row, "kind", None) == "power":
+            power.append(_power_row_loss(row, hw))
+            continue
         try:
-            p = predict(make_problem((row.m, row.n, row.k), row.dtype), KernelConfig.from_name(row.config_name), hw)
+            p = predict(make_problem((int(row.m), int(row.n), int(row.k)), row.dtype),
+                        KernelConfig.from_name(row.config_name), hw, clock="sustained")
             vals.append(abs(math.log(p.clock_hz / row.meas_sm_clock_hz)))
         except PerfmodelError:
             vals.append(1.0)
-    return sum(vals) / max(len(vals), 1)
+    return sum(vals) / max(len(vals), 1) + (sum(power) / len(power) if power else 0.0)
 
 
 def check_fittable(hw: HardwareSpec, params: Iterable[Parameter]) -> None:
@@ -160,10 +252,20 @@ def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM9
         rounds: int = 2, iters: int = 6, starts: Sequence[dict] = SM90_STARTS, jobs: int = 1,
         clocks: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None) -> FitResult:
     """Multi-start coordinate descent: from the file's values and from each of ``starts`` (restricted to
-    the fitted keys), keep the best. ``jobs`` > 1 runs the starts in parallel processes. ``clocks`` (a
-    clock_frame) adds the mean |log| error of the predicted power-limited clock to the loss: throughput
-    alone cannot tell a lower clock from fewer FLOPs per cycle."""
-    if frame.empty:
+    the fitted keys), keep the best. ``jobs`` > 1 runs the starts in parallel processes. The loss is the
+    mean |log(pred/meas)| of throughput over ``frame`` (rows in their loop's clock regime) plus, with
+    ``clocks`` (a clock_frame of sustained runs), the mean |log| error of the predicted sustained clock.
+    The power model's parameters (``clock.*``) are fitted on the clock runs alone: ``frame`` must then be
+    empty (throughput alone cannot tell a lower clock from fewer FLOPs per cycle), and the other
+    parameters may not be fitted in the same call."""
+    power = [p.key for p in params if p.key.startswith(POWER_PREFIX)]
+    if power and (clocks is None or clocks.empty):
+        raise CalibrationError(f"{', '.join(power)}: the power model is fitted on sustained clock runs only "
+                               f"(--clock-dataset), and none of their calibration shapes were given")
+    if power and (len(power) < len(params) or not frame.empty):
+        raise CalibrationError("the power model's parameters (clock.*) are fitted on the sustained clock runs "
+                               "alone, not with throughput or with other parameters: fit them separately")
+    if frame.empty and not power:
         raise CalibrationError("no calibration rows: the dataset has none of the calibration shapes")
     check_fittable(hw, params)
     keys = {p.key for p in params}
@@ -192,7 +294,7 @@ def _descent_task(task) -> FitResult:
 
 
 def _loss(frame: pd.DataFrame, hw: HardwareSpec, clocks: pd.DataFrame | None) -> float:
-    loss = log_loss(add_predictions(frame, hw))
+    loss = log_loss(add_predictions(frame, hw)) if len(frame) else 0.0
     return loss + clock_loss(clocks, hw) if clocks is not None and len(clocks) else loss
 
 
@@ -219,9 +321,10 @@ def _descent(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter],
             history.append((rnd, p.key, x, fx))
             if progress:
                 progress(f"round {rnd + 1}: {p.key} = {x:.4g}  loss {fx:.4f}")
+    shapes = set(frame["shape"]) if len(frame) else set()
+    shapes |= set(clocks["shape"]) - {""} if clocks is not None and len(clocks) else set()
     return FitResult(gpu=hw.name, values=values, before=before, loss_before=loss0, loss_after=current,
-                     evaluations=count[0], calibration_shapes=tuple(sorted(set(frame["shape"]))),
-                     history=tuple(history))
+                     evaluations=count[0], calibration_shapes=tuple(sorted(shapes)), history=tuple(history))
 
 
 def _value(hw: HardwareSpec, key: str) -> float:
@@ -229,11 +332,29 @@ def _value(hw: HardwareSpec, key: str) -> float:
     return getattr(getattr(hw, sec), name)
 
 
-def fit_source(dataset: str, shapes: Sequence[str], date: str | None = None, clock_dataset: str | None = None) -> str:
+def fit_source(dataset: str | Sequence[str] | None, shapes: Sequence[str] | str, date: str | None = None,
+               clock_dataset: str | Sequence[str] | None = None, command: str | None = None,
+               power_run: str | Sequence[str] | None = None) -> str:
+    """``fit: <command> on <data> <shapes>, <date>``: the provenance a fitted value is written with.
+    ``shapes`` is the list of calibration shapes used, or a phrase such as 'the calibration split of FILE'."""
     date = date or datetime.date.today().isoformat()
-    clk = f" and the clock runs data/measurements/{os.path.basename(clock_dataset)}" if clock_dataset else ""
-    return (f"fit: perfmodel calibrate --fit on data/measurements/{os.path.basename(dataset)} calibration shapes "
-            f"{', '.join(shapes)}{clk}, {date}")
+    def names(x):
+        xs = [x] if isinstance(x, (str, os.PathLike)) else list(x or [])
+        return [f"data/measurements/{os.path.basename(str(v))}" for v in xs]
+    what = []
+    if names(dataset):
+        what.append(", ".join(names(dataset)) + (" (each row in its timed loop's clock regime)," if isinstance(shapes, str)
+                                                 else ""))
+    if names(clock_dataset):
+        what.append("the sustained clock runs " + ", ".join(names(clock_dataset))
+                    + (f" (loops >= {SUSTAINED_LOOP_S * 1e3:.0f} ms)," if isinstance(shapes, str) else ""))
+    runs = [f"data/microbench/{os.path.basename(str(v))}" for v in
+            ([power_run] if isinstance(power_run, (str, os.PathLike)) else list(power_run or []))]
+    if runs:
+        what.append("the board power of the mb_power phases " + ", ".join(runs) + ",")
+    where = shapes if isinstance(shapes, str) else f"calibration shapes {', '.join(shapes)}"
+    cmd = command or "perfmodel calibrate --fit"
+    return f"fit: {cmd} on {' and '.join(what)} {where}, {date}"
 
 
 def rounded_value(key: str, value: float) -> float:
@@ -241,8 +362,8 @@ def rounded_value(key: str, value: float) -> float:
     return float(f"{value:.3g}")
 
 
-def apply_fit(toml_path: str, result: FitResult, dataset: str, date: str | None = None,
-              clock_dataset: str | None = None) -> dict:
+def apply_fit(toml_path: str, result: FitResult, dataset, date: str | None = None,
+              clock_dataset=None, shapes: str | None = None, command: str | None = None, power_run=None) -> dict:
     """Write the fitted values into the hardware file with a fit: source; returns what was written."""
     from pathlib import Path
 
@@ -252,7 +373,7 @@ def apply_fit(toml_path: str, result: FitResult, dataset: str, date: str | None 
         raise CalibrationError(f"{toml_path}: no such hardware file")
     current = parse_hardware(Path(toml_path).read_text(), str(toml_path))   # as on disk now, not cached
     check_fittable(current, [Parameter(k, 0, 0) for k in result.values])
-    src = fit_source(dataset, result.calibration_shapes, date, clock_dataset)
+    src = fit_source(dataset, shapes or result.calibration_shapes, date, clock_dataset, command, power_run)
     updates = {k: (rounded_value(k, v), src) for k, v in result.values.items()}
     apply_to_file(toml_path, updates)
     return updates
@@ -266,10 +387,11 @@ class SplitFigures:
     loss_held_out: float
 
 
-def evaluate_split(frame: pd.DataFrame, hw: HardwareSpec,
-                   shapes: Sequence[str] = CALIBRATION_SHAPES) -> tuple[SplitFigures, pd.DataFrame]:
-    """Predict every row, score calibration and held-out shapes separately."""
-    df = add_predictions(frame, hw)
+def evaluate_split(frame: pd.DataFrame, hw: HardwareSpec, shapes: Sequence[str] | Split | None = None, *,
+                   clock="auto") -> tuple[SplitFigures, pd.DataFrame]:
+    """Predict every row (in ``clock``: default each row's loop regime), score calibration and held-out
+    shapes separately."""
+    df = add_predictions(frame, hw, clock=clock)
     cal, held = split(df, shapes)
     figs = SplitFigures(accuracy(cal) if len(cal) else None, accuracy(held) if len(held) else None,
                         log_loss(cal) if len(cal) else float("nan"), log_loss(held) if len(held) else float("nan"))
@@ -309,11 +431,12 @@ def figures_dict(figs: SplitFigures) -> dict:
     return out
 
 
-def load(dataset: str | os.PathLike) -> tuple[pd.DataFrame, str]:
-    """Valid kernel rows of one dataset and the hardware spec its header names."""
-    return measured_frame([dataset])
+def load(datasets: str | os.PathLike | Sequence[str | os.PathLike]) -> tuple[pd.DataFrame, str]:
+    """Valid kernel rows of one or more datasets (one hardware spec) and the spec their headers name."""
+    return measured_frame([datasets] if isinstance(datasets, (str, os.PathLike)) else list(datasets))
 
 
-__all__ = ["CALIBRATION_SHAPES", "HELD_OUT_SHAPES", "SM90_PARAMETERS", "CalibrationError", "FitResult", "Parameter",
+__all__ = ["POWER_PREFIX", "SM90_PARAMETERS", "SUSTAINED_LOOP_S", "CalibrationError", "FitResult", "Parameter", "Split", "load_split",
+           "split_path",
            "SplitFigures", "apply_fit", "check_fittable", "clock_frame", "clock_loss", "evaluate_split", "figures_dict",
-           "fit", "fit_source", "load", "log_loss", "select_parameters", "split", "topk_recall"]
+           "fit", "fit_source", "load", "log_loss", "power_runs", "select_parameters", "split", "topk_recall"]

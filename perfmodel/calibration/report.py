@@ -19,6 +19,7 @@ from ..hardware import HardwareSpec, load_hardware
 from ..measure import CUBLAS, read_dataset
 from ..prediction.predict import predict
 from ..problem import make_problem
+from ..sim.clock import ClockRegime, Regime, parse_clock, regime_for_loop
 from .stats import spearman
 
 
@@ -35,31 +36,61 @@ def measured_frame(paths: Iterable[str | os.PathLike]) -> tuple[pd.DataFrame, st
             rows.append({"config_name": m.config_name, "shape": m.shape_name, "m": m.m, "n": m.n, "k": m.k,
                          "dtype": m.dtype, "meas_tflops": m.tflops, "meas_time_s": m.time_median_s,
                          "meas_sm_clock_hz": m.sm_clock_mean_hz, "cublas_tflops": cublas.get((m.shape_name, "bf16")),
+                         "meas_loop_s": m.time_median_s * m.reps if m.time_median_s and m.reps else None,
                          "gpu_name": header.gpu_name, "dataset": os.path.basename(str(path))})
     if len(specs) > 1:
         raise PerfmodelError(f"datasets measured against different hardware specs: {sorted(specs)}")
     if not rows:
         raise PerfmodelError("no valid kernel measurements in the given datasets")
-    frame = pd.DataFrame(rows).drop_duplicates(["config_name", "shape", "dtype"], keep="last")
+    # a configuration measured again in the same file (a rerun) counts once; in another file (another session,
+    # another loop length) it is another measurement
+    frame = pd.DataFrame(rows).drop_duplicates(["config_name", "shape", "dtype", "dataset"], keep="last")
     return frame.reset_index(drop=True), specs.pop()
 
 
-def add_predictions(frame: pd.DataFrame, hw: HardwareSpec, *, clock: str = "spec") -> pd.DataFrame:
-    """Predict every row. ``clock='spec'`` uses hw's sustained clock; ``'measured'`` each row's clock."""
-    preds, bottlenecks = [], []
+def row_regime(row, clock: ClockRegime) -> tuple[ClockRegime, str]:
+    """The clock one measured row is predicted at, and why: ``auto`` (the default) takes the regime of the
+    row's timed loop (sim/clock.py: regime_for_loop); ``measured`` its NVML mean SM clock, or, for a row
+    without one, its loop's regime (basis ``auto (no measured clock)``); anything else is used as given."""
+    loop = getattr(row, "meas_loop_s", None)
+    loop = None if loop is None or loop != loop else loop
+    if clock.regime is Regime.MEASURED:
+        hz = getattr(row, "meas_sm_clock_hz", None)
+        if hz and hz == hz:
+            return ClockRegime(Regime.FIXED, float(hz)), "measured"
+        r = regime_for_loop(loop)
+        return r, f"{r.name} (no measured clock)"
+    if clock.regime is Regime.AUTO:
+        r = regime_for_loop(loop)
+        return r, r.name
+    return clock, clock.name
+
+
+def add_predictions(frame: pd.DataFrame, hw: HardwareSpec, *, clock="auto") -> pd.DataFrame:
+    """Predict every row in the clock regime ``clock``: ``auto`` (default; each row's timed-loop regime),
+    ``measured`` (each row's measured SM clock), ``boost``, ``sustained`` or MHz (sim/clock.py).
+    Adds pred_tflops, pred_bottleneck, pred_clock_hz, clock_basis (the regime each row was predicted in)
+    and rel_err."""
+    regime = parse_clock(clock, allow_measured=True)
+    preds, bottlenecks, clocks, basis = [], [], [], []
     for row in frame.itertuples():
         problem = make_problem((row.m, row.n, row.k), row.dtype)
-        clock_hz = row.meas_sm_clock_hz if clock == "measured" and row.meas_sm_clock_hz else None
+        r, why = row_regime(row, regime)
         try:
-            p = predict(problem, KernelConfig.from_name(row.config_name), hw, clock_hz=clock_hz)
+            p = predict(problem, KernelConfig.from_name(row.config_name), hw, clock=r)
             preds.append(p.tflops)
             bottlenecks.append(p.bottleneck.value)
+            clocks.append(p.clock_hz)
         except PerfmodelError:
             preds.append(float("nan"))
             bottlenecks.append("illegal")
+            clocks.append(float("nan"))
+        basis.append(why)
     out = frame.copy()
     out["pred_tflops"] = preds
     out["pred_bottleneck"] = bottlenecks
+    out["pred_clock_hz"] = clocks
+    out["clock_basis"] = basis
     out["rel_err"] = out["pred_tflops"] / out["meas_tflops"] - 1.0
     return out
 
@@ -74,13 +105,16 @@ class Accuracy:
     spearman_median: float
     topk_hit_fraction: float
     shapes: int
+    worst_bias: float = float("nan")     # the (shape, dtype) mean signed error largest in magnitude
+    worst_bias_shape: str = ""
 
     def lines(self, label: str = "") -> list[str]:
         return [f"{label}points {self.points}, shapes {self.shapes}",
                 f"{label}MAPE {self.mape:.1%}  median APE {self.median_ape:.1%}  p90 APE {self.p90_ape:.1%}  "
                 f"bias {self.bias:+.1%}",
                 f"{label}Spearman per shape (median) {self.spearman_median:.2f}  "
-                f"top-8 within 2% of measured best: {self.topk_hit_fraction:.0%} of shapes"]
+                f"top-8 within 2% of measured best: {self.topk_hit_fraction:.0%} of shapes",
+                f"{label}worst |bias| of a shape: {self.worst_bias:+.1%} ({self.worst_bias_shape})"]
 
 
 def per_shape(df: pd.DataFrame, k: int = 8, within: float = 0.02) -> pd.DataFrame:
@@ -101,20 +135,24 @@ def accuracy(df: pd.DataFrame) -> Accuracy:
     ok = df.dropna(subset=["pred_tflops"])
     ape = ok["rel_err"].abs()
     shapes = per_shape(ok)
+    worst = shapes.loc[shapes["bias"].abs().idxmax()] if len(shapes) else None
     return Accuracy(points=len(ok), mape=float(ape.mean()), median_ape=float(ape.median()),
                     p90_ape=float(ape.quantile(0.9)), bias=float(ok["rel_err"].mean()),
-                    spearman_median=float(shapes["spearman"].median()),
-                    topk_hit_fraction=float(shapes["topk_hit"].mean()), shapes=len(shapes))
+                    spearman_median=float(shapes["spearman"].median()) if len(shapes) else float("nan"),
+                    topk_hit_fraction=float(shapes["topk_hit"].mean()) if len(shapes) else float("nan"),
+                    shapes=len(shapes), worst_bias=float(worst["bias"]) if worst is not None else float("nan"),
+                    worst_bias_shape=f"{worst['shape']} {worst['dtype']}" if worst is not None else "")
 
 
-def compare(paths: Iterable[str | os.PathLike], gpu: str | None = None, *, clock: str = "spec"
+def compare(paths: Iterable[str | os.PathLike], gpu: str | None = None, *, clock="auto"
             ) -> tuple[pd.DataFrame, HardwareSpec]:
     frame, spec = measured_frame(paths)
     hw = load_hardware(gpu or spec)
     return add_predictions(frame, hw, clock=clock), hw
 
 
-__all__ = ["Accuracy", "accuracy", "add_predictions", "compare", "measured_frame", "per_shape", "plot_pred_vs_measured"]
+__all__ = ["Accuracy", "accuracy", "add_predictions", "compare", "measured_frame", "per_shape", "plot_pred_vs_measured",
+           "row_regime"]
 
 
 def plot_pred_vs_measured(df: pd.DataFrame, path: str | os.PathLike, *, title: str = "") -> None:

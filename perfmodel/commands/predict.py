@@ -16,7 +16,10 @@ HELP = "predict throughput, bottleneck and timeline of a configuration (SimPy mo
 def add_arguments(p):
     add_problem_arguments(p)
     add_knob_arguments(p)
-    p.add_argument("--clock-mhz", type=float, help="SM clock (default: the sustained clock under tensor load)")
+    p.add_argument("--clock", default="sustained", metavar="boost|sustained|MHZ",
+                   help="the SM clock the prediction is for: sustained (default; the power-limited clock: what "
+                        "loops of 100 ms or more and training jobs see), boost (the boost clock: loops of a few tens "
+                        "of ms before the power limiter acts), or a locked clock in MHz")
     p.add_argument("--timeline", metavar="FILE.png", help="write a Gantt chart of one SM over the first tiles")
     p.add_argument("--trace", metavar="FILE.json", help="write the same events as a Chrome/Perfetto trace")
 
@@ -26,6 +29,8 @@ def run(args) -> int:
         image_file(args.timeline, "--timeline")
     if args.trace:
         writable_file(args.trace, "--trace")
+    from ..sim.clock import parse_clock
+    clock = parse_clock(args.clock)    # a bad --clock is a usage error before anything else
     r = resolve(args)
     fam = r.family
     violations = check(r.problem, r.config, r.hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)
@@ -40,8 +45,7 @@ def run(args) -> int:
                 print(f"  {v}")
         return 1
     want_tl = bool(args.timeline or args.trace)
-    clock = args.clock_mhz * 1e6 if args.clock_mhz else None
-    pred = predict(r.problem, r.config, r.hw, clock_hz=clock, record_timeline=want_tl, family=fam)
+    pred = predict(r.problem, r.config, r.hw, clock=clock, record_timeline=want_tl, family=fam)
     if want_tl and pred.timeline is not None:
         from ..sim.timeline import write_chrome_trace, write_gantt
         title = f"{r.hw.name} {r.problem.shape_name()} {args.dtype}  {r.config.name}"
@@ -60,7 +64,7 @@ def run(args) -> int:
 
 def _print_text(p: Prediction, r, args) -> None:
     a = p.analytic
-    print(f"gpu        {r.hw.name} ({r.hw.arch.value}), clock {p.clock_hz / 1e6:.0f} MHz")
+    print(f"gpu        {r.hw.name} ({r.hw.arch.value}), clock {p.clock_hz / 1e6:.0f} MHz ({_clock_words(p, r.hw)})")
     print(f"problem    {r.problem.shape_name()} {args.dtype} (kind::{r.problem.kind.value})")
     print(f"config     {p.config_name}  (kernel {p.family})")
     for note in r.derived.notes:
@@ -86,3 +90,12 @@ def _print_text(p: Prediction, r, args) -> None:
         print(f"timeline   {args.timeline}")
     if args.trace:
         print(f"trace      {args.trace}")
+
+
+def _clock_words(p: Prediction, hw) -> str:
+    if p.clock_regime == "boost":
+        return "boost"
+    if p.clock_regime == "sustained":
+        limited = p.clock_hz < hw.clock.boost_hz * (1 - 1e-6)
+        return "sustained: power-limited under the cap" if limited else "sustained: boost, under the power cap"
+    return "fixed"

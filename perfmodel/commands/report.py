@@ -14,8 +14,10 @@ HELP = "compare the model with a measurement dataset: MAPE, p90 error, Spearman 
 def add_arguments(p):
     p.add_argument("datasets", nargs="*", help="measurement JSONL files (default: data/measurements/*dataset*.jsonl)")
     p.add_argument("--gpu", help="hardware spec to predict with (default: the dataset header's)")
-    p.add_argument("--clock", choices=["spec", "measured"], default="spec",
-                   help="predict at the spec's sustained clock (default) or at each run's measured SM clock")
+    p.add_argument("--clock", default="auto", metavar="auto|measured|boost|sustained|MHZ",
+                   help="the clock each row is predicted at: auto (default: the regime of the row's timed loop: boost "
+                        "below 50 ms, else sustained), measured (each row's NVML mean SM clock; a row without one "
+                        "falls back to auto), boost, sustained, or a clock in MHz")
     p.add_argument("--csv", help="write the joined per-point table here")
     p.add_argument("--plot", metavar="FILE.png", help="write a predicted-vs-measured scatter plot here")
     p.add_argument("--published", metavar="FILE.csv",
@@ -25,7 +27,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    if args.published and (args.datasets or args.csv or args.plot or args.gpu or args.clock != "spec"):
+    from ..sim.clock import parse_clock
+    clock = parse_clock(args.clock, allow_measured=True)   # a bad --clock is a usage error before any work
+    if args.published and (args.datasets or args.csv or args.plot or args.gpu or args.clock != "auto"):
         raise PerfmodelError("--published FILE.csv is scored on its own: drop the datasets, --csv, --plot, "
                              "--gpu and --clock (they apply to measurement datasets)")
     if args.csv:        # before any prediction: nothing computed is lost to an unwritable path
@@ -38,7 +42,8 @@ def run(args) -> int:
     paths = args.datasets or sorted(glob.glob("data/measurements/*dataset*.jsonl"))
     if not paths:
         raise PerfmodelError("no dataset given and none under data/measurements/*dataset*.jsonl")
-    df, hw = compare(paths, args.gpu, clock=args.clock)
+    df, hw = compare(paths, args.gpu, clock=clock)
+    basis = df["clock_basis"].value_counts().to_dict()
     acc = accuracy(df)
     shapes = per_shape(df)
     if args.csv:
@@ -46,10 +51,11 @@ def run(args) -> int:
     if args.plot:
         plot_pred_vs_measured(df, args.plot, title=f"{hw.name}: predicted vs measured ({len(df)} points)")
     if args.json:
-        print(json.dumps({"gpu": hw.name, "datasets": paths, "clock": args.clock, **acc.__dict__,
+        print(json.dumps({"gpu": hw.name, "datasets": paths, "clock": clock.name, "clock_basis": basis, **acc.__dict__,
                           "per_shape": shapes.to_dict(orient="records")}, indent=2, default=str))
         return 0
-    print(f"model {hw.name} (fingerprint {hw.fingerprint}) vs {', '.join(paths)}; clock: {args.clock}")
+    print(f"model {hw.name} (fingerprint {hw.fingerprint}) vs {', '.join(paths)}; clock: {clock.name} "
+          f"({', '.join(f'{n} rows {k}' for k, n in basis.items())})")
     print(f"{'shape':<17} {'dtype':<5} {'n':>3} {'MAPE':>6} {'bias':>7} {'rho':>5} {'meas best':>9} "
           f"{'pred best':>9} {'top8':>6} {'cuBLAS':>7}")
     for r in shapes.itertuples():

@@ -54,6 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="progress bar (default: when stderr is a terminal)")
     p.add_argument("--grace-period", type=int, default=60, metavar="S",
                    help="seconds without a heartbeat after which a dead worker's RUNNING trial is failed")
+    p.add_argument("--clock", default="sustained", metavar="boost|sustained|MHZ",
+                   help="the SM clock the predictions are for (as in predict): sustained (default), boost, or MHz; "
+                        "a study holds one clock regime (non-default ones add it to the study name)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -65,6 +68,8 @@ def _storage(arg: str | None) -> str | None:
 def run(args) -> int:
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    from ..sim.clock import parse_clock
+    clock = parse_clock(args.clock)    # a bad --clock is a usage error before anything else
     trials = _trials(args)
     if args.top < 1:
         raise SearchError("--top must be >= 1")
@@ -73,7 +78,7 @@ def run(args) -> int:
                            b_major=args.b_major)
     require_fits(problem, hw)   # no configuration runs it: refuse before searching
     if getattr(args, "kernel", "ours") != "ours":
-        return _tune_triton(args, hw, problem)
+        return _tune_triton(args, hw, problem, clock)
     if args.validate_top:   # fail before a long search, not after it
         from ..search.validate_top import local_runner
         writable_file(args.measurements, "--measurements", create_dirs=True)
@@ -91,7 +96,7 @@ def run(args) -> int:
                   study_name=args.study, sampler=args.sampler, seed=args.seed, space=space,
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
                   heartbeat_interval_s=max(1, min(10, args.grace_period // 3)),
-                  kernel_rules=kernel_rules)   # with --validate-top: only what our kernel builds
+                  kernel_rules=kernel_rules, clock=clock)   # with --validate-top: only what our kernel builds
     validation = None
     if args.validate_top:
         from ..search.validate_top import validate_top
@@ -157,7 +162,7 @@ def _trials(args) -> int:
     return args.target if args.target is not None else DEFAULT_TRIALS
 
 
-def _tune_triton(args, hw, problem) -> int:
+def _tune_triton(args, hw, problem, clock=None) -> int:
     """A Triton family: its space (configs/search/triton.toml, a few hundred points) is predicted whole,
     so the best is the model's optimum whatever the seed; prints triton.Config objects to paste."""
     import math
@@ -167,7 +172,10 @@ def _tune_triton(args, hw, problem) -> int:
     knobs = load_triton_space(args.space)
     if hw.arch is not Arch.SM90A:
         raise SearchError(f"the {args.kernel} family is modelled on sm_90a only ({hw.name} is {hw.arch.value})")
-    df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel)
+    from ..sim.clock import Regime
+    clock_hz = None if clock is None or clock.regime is Regime.SUSTAINED else \
+        (hw.clock.boost_hz if clock.regime is Regime.BOOST else clock.hz)
+    df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel, clock_hz=clock_hz)
     legal = df[df["pred_ms"].apply(math.isfinite)]
     top = legal.head(args.top)
     rows = [{"rank": i + 1, "pred_ms": float(r.pred_ms), "pred_tflops": float(r.pred_tflops),
@@ -205,6 +213,7 @@ def config_dict(cfg: KernelConfig) -> dict:
 def _document(result: TuneResult, storage: str | None, k: int, validation) -> dict:
     s = result.stats
     doc = {"study": result.study.study_name, "storage": storage or "memory", "gpu": result.hw.name,
+           "clock": result.study.user_attrs.get("clock", "sustained"),
            "problem": result.problem.shape_name(), "space": {"path": result.space.path,
            "fingerprint": result.space.fingerprint(), "points": result.space.size(),
            "searched": [k_.name for k_ in result.space.searched]},
@@ -224,7 +233,7 @@ def _document(result: TuneResult, storage: str | None, k: int, validation) -> di
 
 def _print(doc: dict) -> None:
     s = doc["stats"]
-    print(f"study    {doc['study']}  ({doc['storage']})")
+    print(f"study    {doc['study']}  ({doc['storage']}); predictions at the {doc['clock']} clock")
     sp = doc["space"]
     print(f"space    {sp['path'] or '<given>'}: {len(sp['searched'])} searched knobs, {sp['points']} points"
           + (f", {s['legal_space']} legal" if s["legal_space"] is not None else ""))

@@ -51,6 +51,7 @@ class Prediction:
     details: Mapping[str, float] = field(default_factory=dict, compare=False)
     timeline: object = field(default=None, compare=False, repr=False)
     family: str = "ours"             # the kernel family (schedule) predicted
+    clock_regime: str = "sustained"  # boost | sustained | fixed (sim/clock.py): what clock_hz is
 
     @property
     def time_us(self) -> float:
@@ -61,7 +62,7 @@ class Prediction:
         return {"config": self.config_name, "family": self.family, "gpu": self.gpu, "problem": self.problem,
                 "tflops": self.tflops, "time_us": self.time_us if finite else None,
                 "time_s": self.time_s if finite else None, "cycles": self.cycles,
-                "clock_hz": self.clock_hz, "bottleneck": self.bottleneck.value,
+                "clock_hz": self.clock_hz, "clock_regime": self.clock_regime, "bottleneck": self.bottleneck.value,
                 "utilization": dict(self.utilization), "stall_cycles": dict(self.stall_cycles),
                 "analytic": self.analytic.to_dict(), "deadlock": self.deadlock, "reason": self.reason,
                 "details": dict(self.details)}
@@ -80,23 +81,31 @@ def problem_key(problem: GemmProblem) -> str:
     return s
 
 
-def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_hz: float | None = None,
+def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=None, clock_hz: float | None = None,
             record_timeline: bool = False, full: bool = False, family=None) -> Prediction:
     """Predict one configuration run by the kernel ``family`` (a name or a KernelFamily; default our
-    kernel). Raises IllegalConfigError when ``check`` finds PTX violations (or, for families whose
-    predictions need them, such as Triton's, violations of the family's own restrictions).
+    kernel) in the clock regime ``clock``: ``"sustained"`` (default: the power-limited clock of
+    sim/power.py), ``"boost"`` (hw's boost clock), a clock in MHz, or a ``sim.clock.ClockRegime``;
+    ``clock_hz`` (Hz) is the same as a fixed clock. Raises IllegalConfigError when ``check`` finds PTX
+    violations (or, for families whose predictions need them, such as Triton's, violations of the
+    family's own restrictions), ClockError for a clock that is none of these.
     ``full=True`` simulates every k-iteration and every tile of the busiest SM (tests only)."""
     from ..families import get_family
+    from ..sim.clock import ClockError, Regime, resolve
+    regime = resolve(clock, clock_hz)
+    if regime.regime in (Regime.MEASURED, Regime.AUTO):
+        raise ClockError(f"clock '{regime.regime.value}' is per measured row (report); give boost, sustained or MHz")
     fam = get_family(family)
     violations = check(problem, cfg, hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)
     if violations:
         raise IllegalConfigError(violations)
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
     from ..sim.params import build_inputs
-    clock = float(clock_hz or hw.clock.sustained_tensor_hz)
-    inputs = build_inputs(problem, cfg, hw, clock, fam)
+    clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.clock.boost_hz}.get(regime.regime,
+                                                                            hw.clock.sustained_tensor_hz)
+    inputs = build_inputs(problem, cfg, hw, float(clock), fam)
     res = run_inputs(inputs, record_timeline=record_timeline, full=full)
-    if clock_hz is None and not res.deadlock:
+    if regime.regime is Regime.SUSTAINED and not res.deadlock:
         clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full)
     base = analytic_estimate(problem, cfg, hw, clock)
     if res.deadlock:
@@ -110,7 +119,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock_
                       utilization=MappingProxyType(dict(res.utilization)),
                       stall_cycles=MappingProxyType({k: int(round(v)) for k, v in res.stall_cycles.items()}),
                       analytic=base, deadlock=res.deadlock, reason=res.reason,
-                      details=MappingProxyType(dict(res.details)), timeline=res.timeline, family=fam.name)
+                      details=MappingProxyType(dict(res.details)), timeline=res.timeline, family=fam.name,
+                      clock_regime=regime.regime.value)
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
@@ -124,7 +134,8 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
     from ..sim.model import run_inputs
     from ..sim.params import at_clock
     from ..sim.power import Activity, power_limited_clock_hz
-    act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0))
+    act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0),
+                   res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock)
     f = power_limited_clock_hz(act, problem, hw)
     if abs(f / clock - 1.0) < 1e-4:
         return clock, res
@@ -151,6 +162,7 @@ def prediction_row(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, p:
         return row
     row.update({"user_attrs_pred_tflops": p.tflops, "user_attrs_pred_time_us": p.time_us,
                 "user_attrs_pred_cycles": p.cycles, "user_attrs_pred_clock_hz": p.clock_hz,
+                "user_attrs_pred_clock_regime": p.clock_regime,
                 "user_attrs_pred_bottleneck": p.bottleneck.value, "user_attrs_pred_deadlock": p.deadlock,
                 "user_attrs_pred_analytic_tflops": p.analytic.tflops,
                 "user_attrs_pred_analytic_bound": p.analytic.bound, "user_attrs_pred_error": ""})
@@ -161,15 +173,18 @@ def prediction_row(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, p:
     return row
 
 
-def predict_many(rows: Iterable[tuple[GemmProblem, KernelConfig, HardwareSpec]], *,
+def predict_many(rows: Iterable[tuple[GemmProblem, KernelConfig, HardwareSpec]], *, clock=None,
                  clock_hz: float | None = None, family=None):
-    """Predict many (problem, config, hw) triples -> pandas DataFrame with Optuna-style columns.
-    Illegal configurations become rows with ``user_attrs_pred_error`` set (never an exception)."""
+    """Predict many (problem, config, hw) triples -> pandas DataFrame with Optuna-style columns, all in one
+    clock regime (``clock``/``clock_hz`` as in ``predict``). Illegal configurations become rows with
+    ``user_attrs_pred_error`` set (never an exception)."""
     import pandas as pd
+    from ..sim.clock import resolve
+    regime = resolve(clock, clock_hz)    # a bad clock fails once, before any row
     out = []
     for problem, cfg, hw in rows:
         try:
-            p = predict(problem, cfg, hw, clock_hz=clock_hz, family=family)
+            p = predict(problem, cfg, hw, clock=regime, family=family)
             out.append(prediction_row(problem, cfg, hw, p))
         except IllegalConfigError as exc:
             out.append(prediction_row(problem, cfg, hw, None, str(exc)))

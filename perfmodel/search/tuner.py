@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import functools
 import os
 import random
 import sys
@@ -40,14 +41,16 @@ from .repeats import Held, Names, RepairingSampler, free_neighbour
 from .studies import (DEFAULT_GRACE_S, DEFAULT_HEARTBEAT_S, SearchError, default_study_name, dtype_label,
                       fail_stale, make_storage, open_study)
 
-SAMPLERS = ("tpe", "random", "grid", "cmaes")
-AUTO_ENUMERATE_LIMIT = 4_000     # raw points walked (legality ~0.2 ms each) to see if the legal space is small
+SAMPLERS = ("auto", "tpe", "random", "grid", "cmaes")
+AUTO_ENUMERATE_LIMIT = 20_000    # raw points walked (config + legality ~0.35 ms each) to see if the legal space is small
+EXHAUSTIVE_LIMIT = 5_000         # a legal space up to this size is predicted whole (~2 ms each, in a process pool)
 GRID_LIMIT = 50_000              # raw points walked for an explicit --sampler grid
+MAX_REGION = 400_000             # predictions a region search may make before TPE refines it instead (~10 min, 2 cores)
 Objective = Callable[[GemmProblem, KernelConfig, HardwareSpec], Any]   # -> perfmodel.predict.Prediction
 
 
 def _make_sampler(name: str, seed: int | None, n_trials: int) -> optuna.samplers.BaseSampler:
-    if name == "tpe":
+    if name in ("tpe", "auto"):   # auto: the TPE that refines a region search cut short (see tune)
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(5, min(20, n_trials // 10)))
     if name in ("random", "grid"):   # grid: the sampler only matters if the queue is empty
         return optuna.samplers.RandomSampler(seed=seed)
@@ -80,8 +83,13 @@ class TuneStats:
     repaired: int = 0         # of those, replaced by a free neighbour before the trial stored them
     lost: int = 0             # trials failed by another worker's stale-trial check while running
     errors: int = 0           # trials whose objective raised (FAIL, user_attrs["error"])
-    exhaustive: bool = False
+    exhaustive: bool = False         # every legal configuration predicted, or the region search ran to its end
     legal_space: int | None = None   # size of the legal space when it was counted
+    search: str = "sampler"          # exhaustive | region | sampler
+    predicted: int = 0               # configurations predicted by the exhaustive / region search
+    groups: int = 0                  # region search: groups in the space, and how many it predicted
+    groups_searched: int = 0
+    refined: int = 0                 # TPE trials after a region search cut short by max_region
     elapsed_s: float = 0.0
     stopped: str = ""         # why the run ended
 
@@ -129,9 +137,9 @@ class TuneResult:
 
 
 # ---------------------------------------------------------------------------- the loop
-def default_objective(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec):
+def default_objective(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock=None):
     from ..prediction.predict import predict   # imported late: the model is the heaviest module
-    return predict(problem, cfg, hw)
+    return predict(problem, cfg, hw, clock=clock)
 
 
 @dataclass
@@ -300,15 +308,29 @@ def _enumerate_legal(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec,
 
 def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_trials: int | None = None,
          storage: str | optuna.storages.BaseStorage | None = None, study_name: str | None = None,
-         sampler: str = "tpe", seed: int | None = None, space: SearchSpace | None = None,
+         sampler: str = "auto", seed: int | None = None, space: SearchSpace | None = None,
          objective: Objective | None = None, show_progress_bar: bool = False,
          heartbeat_interval_s: int = DEFAULT_HEARTBEAT_S, grace_period_s: int = DEFAULT_GRACE_S,
-         max_asks: int | None = None, kernel_rules: bool = False) -> TuneResult:
+         max_asks: int | None = None, kernel_rules: bool = False, clock=None, jobs: int | None = None,
+         max_region: int | None = MAX_REGION) -> TuneResult:
     """Search ``space`` (default: the stock space of ``hw``'s architecture) for the configuration
     with the highest predicted TFLOP/s. Runs until ``n_trials`` new COMPLETE trials are in the study,
     or the study holds ``target_trials`` COMPLETE ones (whichever comes first; the latter makes a
     rerun after a kill finish the same study), or the legal space is exhausted. ``kernel_rules``
-    also keeps out what our own sm_90a kernel cannot build (for ``--validate-top``)."""
+    also keeps out what our own sm_90a kernel cannot build (for ``--validate-top``). ``clock`` is the clock
+    regime of the default objective's predictions (sim/clock.py; default sustained); a study holds one regime
+    (a non-default one is part of the default study name and of the study's ``clock`` attribute).
+
+    ``sampler="auto"`` (the default) with the model as the objective finds the model's optimum whatever the
+    seed: a legal space of at most EXHAUSTIVE_LIMIT configurations is predicted whole; a larger one is searched
+    by branch and bound over groups of configurations with an upper bound (search/region.py), which predicts
+    every configuration that could beat the best one found. Either way the predictions run in a process pool
+    (``jobs``, default all cores) and the study records the ``n_trials`` best predicted configurations it does
+    not hold yet (best first), so ``n_trials`` is how many of the model's top configurations the study gains.
+    A region search stopped by ``max_region`` predictions is refined by ``n_trials`` TPE trials. The other
+    samplers (tpe, random, cmaes; grid: every legal point, unordered) ask Optuna for each trial as before."""
+    from ..sim.clock import Regime, parse_clock
+    regime = parse_clock(clock)
     if n_trials < 0 or (target_trials is not None and target_trials < 0):
         raise SearchError("trial counts must be >= 0")
     if sampler not in SAMPLERS:
@@ -319,7 +341,20 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
                          f"{hw.name} is {hw.arch.value}")
     t0 = time.perf_counter()
     wanted = max(n_trials, target_trials or 0)
-    if sampler == "grid":
+    if sampler == "auto" and objective is not None:
+        sampler = "tpe"          # a custom objective: the region search needs the model's own bounds
+    scored = region = None
+    if sampler == "auto":
+        from .region import best_region, score
+        legal_items = _enumerate_legal_items(space, problem, hw, AUTO_ENUMERATE_LIMIT, EXHAUSTIVE_LIMIT, kernel_rules)
+        if legal_items is not None:
+            scored = sorted(score(legal_items, problem, hw, regime, jobs=jobs), key=lambda x: x.rank_key())
+            legal = [p for p, _ in legal_items]
+        else:
+            region = best_region(space, problem, hw, regime, kernel_rules=kernel_rules, jobs=jobs,
+                                 max_configurations=max_region)
+            scored, legal = region.scored, None
+    elif sampler == "grid":
         legal = _enumerate_legal(space, problem, hw, GRID_LIMIT, None, kernel_rules)
         if legal is None:
             raise SearchError(f"the space has {space.size()} points, too many for --sampler grid "
@@ -327,8 +362,11 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
     else:
         limit = min(GRID_LIMIT, max(AUTO_ENUMERATE_LIMIT, 4 * wanted))   # counting costs < the trials would
         legal = _enumerate_legal(space, problem, hw, limit, wanted, kernel_rules)
-    exhaustive = legal is not None
-    name = study_name or default_study_name(hw, problem, space, kind="ours.pred" if kernel_rules else "pred")
+    exhaustive = legal is not None if region is None else region.exhaustive
+    kind = "ours.pred" if kernel_rules else "pred"
+    if regime.regime is not Regime.SUSTAINED:
+        kind += "." + regime.label
+    name = study_name or default_study_name(hw, problem, space, kind=kind)
     sampler_obj = _make_sampler(sampler, seed, n_trials)
     study = open_study(name,
                        make_storage(storage, heartbeat_interval_s=heartbeat_interval_s,
@@ -336,19 +374,70 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
                        sampler_obj,
                        {"gpu": hw.name, "hw_fingerprint": hw.fingerprint, "problem": problem.shape_name(),
                         "dtype": dtype_label(problem), "space_fingerprint": space.fingerprint(),
-                        "rules": "ptx+kernel" if kernel_rules else "ptx"})
-    run = _Run(study, problem, hw, space, objective or default_objective, Names(space, problem, hw),
+                        "rules": "ptx+kernel" if kernel_rules else "ptx", "clock": regime.name})
+    if objective is None:   # the default regime calls default_objective as it stands (tests replace it)
+        objective = default_objective if regime.regime is Regime.SUSTAINED else \
+            functools.partial(default_objective, clock=regime)
+    if scored is not None:  # predicted already (in a pool): the trials look their predictions up
+        objective = _Lookup({s.config_name: s for s in scored}, objective)
+    run = _Run(study, problem, hw, space, objective, Names(space, problem, hw),
                kernel_rules, grace_period_s, rng=random.Random(f"{name}/{seed}/{os.getpid()}"))
     run.held.update(study.get_trials(deepcopy=False))
     study.sampler = RepairingSampler(study.sampler, run.repair)
-    order = list(legal or [])
-    random.Random(f"{seed}/{os.getpid()}").shuffle(order)   # workers walk the grid in different orders
-    stopped = _loop(run, n_trials, target_trials, order if exhaustive else None,
-                    max_asks if max_asks is not None else max(10 * n_trials, n_trials + 1000),
-                    show_progress_bar)
+    asks = max_asks if max_asks is not None else max(10 * n_trials, n_trials + 1000)
+    refined = 0
+    if scored is not None:   # the model's best first: the study gains the n_trials best it does not hold
+        order = [s.params for s in scored if not s.deadlock and s.tflops > 0]
+        stopped = _loop(run, n_trials, target_trials, order, asks, show_progress_bar)
+        if region is not None and not region.exhaustive and n_trials:
+            before = run.counts["completed"]
+            _loop(run, run.counts["completed"] + n_trials, target_trials, None, asks + run.counts["asked"],
+                  show_progress_bar)
+            refined = run.counts["completed"] - before
+            stopped += f"; the region search stopped at {max_region} predictions: {refined} TPE trials refined it"
+    else:
+        order = list(legal or [])
+        random.Random(f"{seed}/{os.getpid()}").shuffle(order)   # workers walk the grid in different orders
+        stopped = _loop(run, n_trials, target_trials, order if exhaustive else None, asks, show_progress_bar)
+    search = "sampler" if scored is None else ("region" if region is not None else "exhaustive")
     stats = TuneStats(exhaustive=exhaustive, legal_space=None if legal is None else len(legal),
-                      elapsed_s=time.perf_counter() - t0, stopped=stopped, **run.counts)
+                      elapsed_s=time.perf_counter() - t0, stopped=stopped, search=search,
+                      predicted=len(scored or []), groups=region.groups if region else 0,
+                      groups_searched=region.groups_searched if region else 0, refined=refined, **run.counts)
     return TuneResult(study, problem, hw, space, stats)
+
+
+class _Lookup:
+    """The objective of configurations predicted in advance (a region or exhaustive search); anything else
+    (TPE refining, a repaired repeat) is predicted by ``fallback``."""
+
+    def __init__(self, table: dict, fallback):
+        self.table, self.fallback = table, fallback
+
+    def __call__(self, problem, cfg, hw):
+        s = self.table.get(cfg.name)
+        if s is None:
+            return self.fallback(problem, cfg, hw)
+        if s.bottleneck == "illegal":
+            raise IllegalConfigError([])
+        from types import SimpleNamespace
+        return SimpleNamespace(tflops=s.tflops, deadlock=s.deadlock, reason=s.reason, cycles=s.cycles,
+                               time_s=s.time_s, bottleneck=s.bottleneck,
+                               analytic=SimpleNamespace(tflops=s.analytic_tflops))
+
+
+def _enumerate_legal_items(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, limit: int, stop_above: int,
+                           kernel_rules: bool) -> list | None:
+    """(params, config) of every legal point when the raw space has at most ``limit`` points and at most
+    ``stop_above`` are legal; else None."""
+    if space.size() > limit:
+        return None
+    out = []
+    for item in space.enumerate(problem, hw, legal_only=True, kernel_rules=kernel_rules):
+        out.append(item)
+        if len(out) > stop_above:
+            return None
+    return out
 
 
 def _ask(study: optuna.Study, dists: dict, base: optuna.samplers.BaseSampler, fixed: dict | None):

@@ -216,8 +216,12 @@ def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
     math = ctas_k * p.issuers * p.instr_per_stage * p.instr_math_cycles
     l2_bytes = ctas_k * p.l2_moved_bytes_per_stage
     sms = max(sched.sm_count, sched.active_sms, 1)
+    # HBM bytes over (cycles x achievable HBM bytes per cycle): the share of the achievable bandwidth used
+    hbm = ctas_k * p.hbm_bytes_per_stage / (total_cycles * p.hbm_bytes_per_clock * sched.active_sms) \
+        if p.hbm_bytes_per_clock > 0 else 0.0
     return {"tensor_activity": min(math / (total_cycles * sms), 1.0),
-            "l2_activity": min(l2_bytes / (total_cycles * p.l2_bytes_per_clock * sched.active_sms), 1.0)}
+            "l2_activity": min(l2_bytes / (total_cycles * p.l2_bytes_per_clock * sched.active_sms), 1.0),
+            "hbm_activity": min(hbm, 1.0)}
 
 
 def marks(n_sim: int, k_sim: int, p: SimParams, period: int = 1) -> frozenset:

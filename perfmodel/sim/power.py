@@ -4,22 +4,26 @@ An H100 SXM under sustained GEMM load is held at its board power limit (700 W): 
 the SM clock until the power fits. Our microbenchmark measured the end point (1.60 GHz in-kernel
 under a full-rate bf16 wgmma burn on every SM at 697 W, ``clock.sustained_tensor_hz``); a kernel that
 keeps the tensor cores busy less of the time draws less power per cycle and runs faster, up to the
-boost clock (our H100 dataset: configurations at a quarter of the tensor peak run at 1980 MHz per NVML;
-the fastest ones at 1.35-1.5 GHz in the 300 ms headline runs). The model (CMOS dynamic power
-C V^2 f, with V rising with f along the DVFS curve, so P ~ f^gamma at fixed activity)::
+boost clock. The model (CMOS dynamic power C V^2 f, with V rising with f along the DVFS curve, so
+P ~ f^gamma at fixed activity, for everything on the SM clock's rail; HBM on its own clock and rail)::
 
-    P(f) / P_cap = (f / f_sustained)^gamma * ((1 - a_tc) + a_tc * w * u_tc + a_l2 * u_l2)
+    P(f) / P_cap = (f / f_sustained)^gamma * ((1 - a_tc) + a_tc * w * u_tc + a_l2 * u_l2)  +  a_hbm * u_hbm(f)
 
     u_tc  chip-wide tensor-core activity: math-busy cycles of all SMs / (cycles x SMs)
     w     tensor power per busy cycle relative to f16/bf16 (``f8_tensor_power_ratio`` for 8-bit kinds)
     u_l2  chip-wide L2->SM traffic / L2 bandwidth
+    u_hbm HBM bytes/s / datasheet HBM bytes/s; at fixed cycles it grows with f (u_hbm(f) = u_0 f / f_0,
+          at most ``hbm.achievable_fraction``)
     a_tc  ``tensor_power_fraction``: share of the capped power that follows tensor activity
     a_l2  ``l2_power_fraction``: power of a saturated L2 path, as a share of the cap
+    a_hbm ``hbm_power_w / gpu.tdp_w``: what HBM reads at the datasheet rate add to the board power
+          (microbench mb_power: DRAM, PHY, memory controllers and the L2 miss path; W)
 
-The reference point (u_tc = 1 at f16, no L2 traffic, f = f_sustained) gives P = P_cap. Setting
-P(f) = P_cap gives f; it is clamped to [MIN_CLOCK_FRACTION x f_sustained, boost]. With
-``tensor_power_fraction = 0`` and ``l2_power_fraction = 0`` (parts without measurements) the clock is
-the sustained clock whatever the kernel does, as before this model existed.
+The reference point (u_tc = 1 at f16, no L2 or HBM traffic, f = f_sustained) gives P = P_cap. Setting
+P(f) = P_cap gives f (bisection: P rises with f); it is clamped to [MIN_CLOCK_FRACTION x f_sustained,
+boost]. With ``tensor_power_fraction``, ``l2_power_fraction`` and ``hbm_power_w`` all 0 (parts without
+measurements) the clock is the sustained clock whatever the kernel does, as before this model existed.
+This is the ``sustained`` clock regime (sim/clock.py); ``boost`` and a fixed clock bypass it.
 """
 from __future__ import annotations
 
@@ -35,6 +39,8 @@ MIN_CLOCK_FRACTION = 0.5   # numerical floor only (no fitted case comes near it)
 class Activity:
     tensor: float    # chip-wide math-busy fraction of the tensor cores, 0..1
     l2: float        # chip-wide L2->SM bytes / (cycles x L2 bandwidth), 0..1
+    hbm: float = 0.0     # HBM bytes/s / datasheet HBM bytes/s, at the clock ``at_hz``
+    at_hz: float = 0.0   # the clock the activity was simulated at (0: the sustained clock)
 
 
 def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec) -> float:
@@ -46,19 +52,48 @@ def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec) -> float:
 
 
 def relative_power(act: Activity, weight: float, hw: HardwareSpec) -> float:
-    """Power at the sustained clock relative to the cap (1.0 = the reference burn)."""
+    """Power of the SM-clock rail at the sustained clock relative to the cap (1.0 = the reference burn)."""
     c = hw.clock
     a_tc = c.tensor_power_fraction
     return (1.0 - a_tc) + a_tc * weight * min(max(act.tensor, 0.0), 1.0) + c.l2_power_fraction * min(
         max(act.l2, 0.0), 1.0)
 
 
+def hbm_share(act: Activity, f: float, hw: HardwareSpec) -> float:
+    """HBM power at clock f as a share of the cap: a_hbm x u_hbm, u_hbm scaled from the simulated clock."""
+    a_hbm = hw.clock.hbm_power_w / hw.gpu.tdp_w
+    if a_hbm <= 0 or act.hbm <= 0:
+        return 0.0
+    at = act.at_hz or hw.clock.sustained_tensor_hz
+    return a_hbm * min(act.hbm * f / at, hw.hbm.achievable_fraction)
+
+
+def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> float:
+    """Board power at clock f relative to the cap."""
+    c = hw.clock
+    core = relative_power(act, tensor_power_weight(problem, hw), hw)
+    return (f / c.sustained_tensor_hz) ** c.power_exponent * core + hbm_share(act, f, hw)
+
+
 def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec) -> float:
     """The SM clock at which this activity draws exactly the capped power (within [floor, boost])."""
     c = hw.clock
-    rel = relative_power(act, tensor_power_weight(problem, hw), hw)
-    f = c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent) if rel > 0 else c.boost_hz
-    return min(max(f, MIN_CLOCK_FRACTION * c.sustained_tensor_hz), c.boost_hz)
+    lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, c.boost_hz
+    if board_power(act, hi, problem, hw) <= 1.0:
+        return hi
+    if board_power(act, lo, problem, hw) >= 1.0:
+        return lo
+    if hbm_share(act, hi, hw) == 0.0:    # closed form without the HBM term
+        rel = relative_power(act, tensor_power_weight(problem, hw), hw)
+        return min(max(c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent), lo), hi)
+    for _ in range(40):                  # P rises with f: bisection to ~1e-12 of the interval
+        mid = 0.5 * (lo + hi)
+        if board_power(act, mid, problem, hw) > 1.0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
 
 
-__all__ = ["Activity", "MIN_CLOCK_FRACTION", "power_limited_clock_hz", "relative_power", "tensor_power_weight"]
+__all__ = ["Activity", "MIN_CLOCK_FRACTION", "board_power", "hbm_share", "power_limited_clock_hz", "relative_power",
+           "tensor_power_weight"]

@@ -1,0 +1,278 @@
+"""The promising region of a search space, and the model's optimum over the whole space.
+
+A search space of the stock size (configs/search/sm90.toml: 6.2 million raw points, about a million legal ones
+for a large GEMM) cannot be predicted whole (~2 ms a prediction). But most knobs do not change what bounds a
+configuration from above: a **group** is every configuration that shares the knobs the bound depends on (tile,
+tile K, MMA instructions along N, swizzle, cluster, multicast, consumers, CTA group) and differs only in
+``FREE_KNOBS`` (stages, persistence, raster order, group size, epilogue).
+
+Upper bound of a group (``group_bound``, TFLOP/s at the regime's clock): the simulator's own per-k-block demand
+of its busiest resource (MMA issue, shared-memory fill, L2, the barrier round trip: ``sim.model._steady_demand``
+without HBM) over every k-block of the busiest SM, and the compulsory HBM traffic (each operand read once, the
+output written once) at the chip's HBM rate; neither depends on the free knobs. In the ``sustained`` regime the
+clock is bounded too: the power model (sim/power.py) at the tensor and L2 activities of that least number of
+cycles, which is the highest clock those activities allow (throughput x clock^-1 is what the cap trades).
+
+``best_region`` is a branch and bound: groups in decreasing bound; every legal configuration of a group is
+predicted while the group's bound, raised by ``MARGIN``, reaches the best prediction so far; the first group
+below that ends the search, since no configuration after it can beat the best. The predictions exceed their
+group's bound by at most 3% on the cases sampled (tests/test_search_region.py; the window's extrapolation and
+co-resident CTAs), hence the margin. The result is the model's optimum over the whole space wherever the bound
+holds, found with a few hundred to a few thousand predictions.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from ..config import KernelConfig, smem_bytes
+from ..errors import PerfmodelError
+from ..hardware import HardwareSpec
+from ..problem import GemmProblem
+from .space import SearchSpace, Value, violations
+
+FREE_KNOBS = ("stages", "persistent", "raster", "group_size", "epilogue")
+MARGIN = 0.05          # predictions sit up to 3% above their group's bound on the cases sampled
+POOL_MIN = 64          # predict in a process pool from this many configurations up (2 cores: ~1.9x)
+
+
+@dataclass(frozen=True)
+class Group:
+    params: tuple[tuple[str, Value], ...]    # the group's knob values (sorted by the space's knob order)
+    bound_tflops: float
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One predicted configuration (what a trial records)."""
+    params: dict
+    config_name: str
+    tflops: float
+    bottleneck: str
+    cycles: float
+    time_s: float
+    analytic_tflops: float
+    deadlock: bool
+    reason: str = ""
+    smem: int = 0
+    cluster: int = 1
+
+    def rank_key(self) -> tuple:
+        """Best first, ties as TuneResult ranks them: analytic TFLOP/s, fewer SMEM bytes, smaller cluster, name."""
+        return (-self.tflops, -self.analytic_tflops, self.smem, self.cluster, self.config_name)
+
+
+@dataclass
+class RegionResult:
+    scored: list[Scored]                      # every configuration predicted, best first
+    groups: int                               # groups in the space
+    groups_searched: int                      # groups predicted before the bound ended the search
+    configurations: int                       # legal configurations predicted
+    bound_of_next: float | None = None        # the bound of the first group left out (None: none left)
+    exhaustive: bool = False                  # every legal configuration was predicted
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def best(self) -> Scored | None:
+        return self.scored[0] if self.scored else None
+
+
+def _clock_hz(regime, hw: HardwareSpec) -> float:
+    from ..sim.clock import Regime
+    return regime.hz if regime.regime is Regime.FIXED else hw.clock.boost_hz
+
+
+def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regime) -> float:
+    """Upper bound (TFLOP/s) of every configuration of cfg's group in the clock regime (see the module doc).
+
+    Time >= t_min(f) = max(per-SM cycles / f, chip L2 bytes / L2 bytes/s at f, compulsory HBM bytes / HBM bytes/s):
+    per-SM cycles (MMA issue, shared-memory fill, barrier round trip of the busiest SM's tiles) do not depend on f,
+    the L2 and HBM times in seconds only grow as f drops. At a fixed clock (boost, MHz) that is the bound. In the
+    sustained regime the clock f is the one at which the board power meets the cap (sim/power.py), and power falls
+    as time grows (the same work over more time): the time is also >= t_pow(f), the least time the work can take
+    at f under the cap, which grows with f. So time >= min over f of max(t_min(f), t_pow(f)) (bisection on f)."""
+    from ..sim.clock import Regime
+    from ..sim.params import build_inputs, l2_bytes_per_sm_clock
+    from ..sim.power import tensor_power_weight
+    f_top = _clock_hz(regime, hw)
+    inputs = build_inputs(problem, cfg, hw, f_top)
+    p, sched = inputs.params, inputs.schedule
+    demand = max(p.issuers * p.instr_per_stage * p.instr_cycles, p.stage_smem_bytes / p.tma_bytes_per_clock,
+                 p.wait_cycles + p.tma_issue_cycles)
+    per_sm = p.waves * p.k_iters * demand                 # cycles: the busiest SM runs `waves` tiles
+    ctas_k = sched.n_tiles * sched.cluster_size * p.k_iters / max(p.ctas_per_sm, 1)
+    l2_bytes = ctas_k * p.l2_bytes_per_stage              # bandwidth the stages occupy, chip-wide
+    hbm_bytes = problem.min_hbm_bytes                     # each operand read once, the output written once
+    hbm_bps = hw.hbm.bandwidth_bytes_per_s * hw.hbm.achievable_fraction
+
+    def l2_bps(f: float) -> float:
+        return l2_bytes_per_sm_clock(hw, f) * f
+
+    def t_min(f: float) -> float:
+        return max(per_sm / f, l2_bytes / l2_bps(f), hbm_bytes / hbm_bps, 1e-12)
+
+    if regime.regime is not Regime.SUSTAINED:
+        return problem.flops / t_min(f_top) / 1e12
+    c = hw.clock
+    sms = max(sched.sm_count, sched.active_sms, 1)
+    math_c = ctas_k * p.issuers * p.instr_per_stage * p.instr_math_cycles    # tensor-busy SM cycles, all SMs
+    moved = ctas_k * p.l2_moved_bytes_per_stage
+    w = tensor_power_weight(problem, hw)
+    base, a_tc, a_l2 = 1.0 - c.tensor_power_fraction, c.tensor_power_fraction, c.l2_power_fraction
+    a_hbm = c.hbm_power_w / hw.gpu.tdp_w
+
+    def t_pow(f: float) -> float:
+        # (f/fs)^g (base + a_tc w M/(t f sms) + a_l2 moved/(t l2_bps)) + a_hbm hbm/(t bw_ds) <= 1, solved for t
+        s = (f / c.sustained_tensor_hz) ** c.power_exponent
+        room = 1.0 - s * base
+        if room <= 0:
+            return math.inf
+        work = s * (a_tc * w * math_c / (f * sms) + a_l2 * moved / l2_bps(f)) + a_hbm * hbm_bytes / hw.hbm.bandwidth_bytes_per_s
+        return work / room
+
+    from ..sim.power import MIN_CLOCK_FRACTION
+    lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, f_top
+    if t_pow(hi) <= t_min(hi):
+        return problem.flops / t_min(hi) / 1e12
+    for _ in range(50):          # t_min falls and t_pow rises with f: their crossing is the least time
+        mid = 0.5 * (lo + hi)
+        if t_pow(mid) > t_min(mid):
+            hi = mid
+        else:
+            lo = mid
+    return problem.flops / min(max(t_min(lo), t_pow(lo)), max(t_min(hi), t_pow(hi))) / 1e12
+
+
+def _split_knobs(space: SearchSpace) -> tuple[list, list]:
+    searched = space.searched
+    return [k for k in searched if k.name not in FREE_KNOBS], [k for k in searched if k.name in FREE_KNOBS]
+
+
+def groups(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regime, *,
+           kernel_rules: bool = False) -> list[Group]:
+    """Every group of the space with its bound, best first (ties by the group's knob values)."""
+    bound_knobs, _ = _split_knobs(space)
+    out, seen = [], set()
+    for combo in itertools.product(*(k.values for k in bound_knobs)):
+        params = dict(zip((k.name for k in bound_knobs), combo))
+        try:
+            cfg = space.config(problem, hw, params)
+        except PerfmodelError:
+            continue
+        key = _group_key(cfg)
+        if key in seen:                 # normalised to a group already listed (multicast on a 1x1 cluster)
+            continue
+        seen.add(key)
+        try:
+            bound = group_bound(problem, cfg, hw, regime)
+        except (PerfmodelError, ZeroDivisionError, ValueError):
+            continue
+        if bound > 0 and math.isfinite(bound):
+            out.append(Group(tuple(params.items()), bound))
+    out.sort(key=lambda g: (-g.bound_tflops, repr(g.params)))
+    return out
+
+
+def _group_key(cfg: KernelConfig) -> tuple:
+    return (cfg.tile_m, cfg.tile_n, cfg.tile_k, cfg.mma_n, cfg.swizzle_a, cfg.swizzle_b, cfg.cluster_m, cfg.cluster_n,
+            cfg.multicast, cfg.consumers, cfg.cta_group)
+
+
+def members(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, group: Group, *,
+            kernel_rules: bool = False, seen: set | None = None) -> Iterable[tuple[dict, KernelConfig]]:
+    """The legal configurations of a group (the free knobs' product), each once."""
+    _, free = _split_knobs(space)
+    base = dict(group.params)
+    seen = set() if seen is None else seen
+    for combo in itertools.product(*(k.values for k in free)):
+        params = {**base, **dict(zip((k.name for k in free), combo))}
+        try:
+            cfg = space.config(problem, hw, params)
+        except PerfmodelError:
+            continue
+        if cfg.name in seen:
+            continue
+        seen.add(cfg.name)
+        if violations(problem, cfg, hw, kernel_rules=kernel_rules):
+            continue
+        yield params, cfg
+
+
+# ---------------------------------------------------------------------------- predicting many, in a pool
+_CTX: dict = {}
+
+
+def _init(problem, hw, regime, family):
+    _CTX.update(problem=problem, hw=hw, regime=regime, family=family)
+
+
+def _score_one(item: tuple[dict, str]) -> Scored:
+    from ..prediction.predict import predict
+    params, name = item
+    problem, hw = _CTX["problem"], _CTX["hw"]
+    cfg = KernelConfig.from_name(name)
+    try:
+        p = predict(problem, cfg, hw, clock=_CTX["regime"], family=_CTX["family"])
+    except PerfmodelError as exc:
+        return Scored(params, name, 0.0, "illegal", 0.0, math.inf, 0.0, True, str(exc)[:200])
+    return Scored(params, name, 0.0 if p.deadlock else p.tflops, p.bottleneck.value, float(p.cycles), p.time_s,
+                  float(p.analytic.tflops), p.deadlock, p.reason, smem_bytes(problem, cfg), cfg.cluster_size)
+
+
+def score(items: list[tuple[dict, KernelConfig]], problem: GemmProblem, hw: HardwareSpec, regime, *,
+          family=None, jobs: int | None = None) -> list[Scored]:
+    """Predict every (params, config), in a process pool when there are many (results in input order)."""
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    work = [(params, cfg.name) for params, cfg in items]
+    if jobs <= 1 or len(work) < POOL_MIN:
+        _init(problem, hw, regime, family)
+        return [_score_one(w) for w in work]
+    import dataclasses
+    portable = dataclasses.replace(hw, sources=dict(hw.sources))     # MappingProxyType does not pickle
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(problem, portable, regime, family)) as ex:
+        return list(ex.map(_score_one, work, chunksize=max(1, len(work) // (8 * jobs))))
+
+
+def best_region(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regime, *, kernel_rules: bool = False,
+                margin: float = MARGIN, jobs: int | None = None, max_configurations: int | None = None,
+                progress: Callable[[str], None] | None = None) -> RegionResult:
+    """Branch and bound over the groups (module doc): every legal configuration of every group whose bound x
+    (1 + margin) reaches the best prediction so far. Groups are predicted in batches (in a pool), so a batch
+    may hold a few groups the bound would have left out; they are predicted, not skipped."""
+    gs = groups(space, problem, hw, regime, kernel_rules=kernel_rules)
+    scored: list[Scored] = []
+    best, i, seen = 0.0, 0, set()
+    batch_target = 4 * (jobs or os.cpu_count() or 1) * 16
+    while i < len(gs):
+        if scored and gs[i].bound_tflops * (1 + margin) < best:
+            break
+        if max_configurations is not None and len(scored) >= max_configurations:
+            break
+        items: list[tuple[dict, KernelConfig]] = []
+        while i < len(gs) and (not scored or gs[i].bound_tflops * (1 + margin) >= best) and len(items) < batch_target:
+            items.extend(members(space, problem, hw, gs[i], kernel_rules=kernel_rules, seen=seen))
+            i += 1
+        new = score(items, problem, hw, regime, jobs=jobs)
+        scored.extend(new)
+        best = max([best] + [s.tflops for s in new if not s.deadlock])
+        if progress:
+            progress(f"region: {i}/{len(gs)} groups, {len(scored)} configurations predicted, best {best:.1f} TFLOP/s")
+    scored.sort(key=Scored.rank_key)
+    return RegionResult(scored, len(gs), i, len(scored), gs[i].bound_tflops if i < len(gs) else None,
+                        exhaustive=i >= len(gs))
+
+
+def exhaustive(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regime, *, kernel_rules: bool = False,
+               jobs: int | None = None, limit: int = 20_000_000) -> RegionResult:
+    """Every legal configuration of the space predicted (ground truth for benchmarks; slow on large spaces)."""
+    items = list(space.enumerate(problem, hw, legal_only=True, kernel_rules=kernel_rules, limit=limit))
+    scored = sorted(score(items, problem, hw, regime, jobs=jobs), key=Scored.rank_key)
+    return RegionResult(scored, 0, 0, len(scored), None, exhaustive=True)
+
+
+__all__ = ["FREE_KNOBS", "MARGIN", "Group", "RegionResult", "Scored", "best_region", "exhaustive", "group_bound",
+           "groups", "members", "score"]
