@@ -77,7 +77,7 @@ def _run_one(doc: dict, logs: dict, path: str, name: str, args: list[str], timeo
     return run
 
 
-RUN_ORDER = ("mb_memory", "mb_sync", "mb_wgmma", "mb_tma", "mb_pitch")
+RUN_ORDER = ("mb_memory", "mb_sync", "mb_wgmma", "mb_tma", "mb_pitch", "mb_stream")
 NCU_PITCH_METRICS = ("lts__t_sectors.sum", "lts__t_requests.sum", "lts__t_sectors_srcunit_tex.sum",
                      "lts__t_requests_srcunit_tex.sum")
 NCU_TIMEOUT_S = 180
