@@ -21,23 +21,27 @@ def add_arguments(p):
     p.add_argument("--csv", help="write the joined per-point table here")
     p.add_argument("--plot", metavar="FILE.png", help="write a predicted-vs-measured scatter plot here")
     p.add_argument("--published", metavar="FILE.csv",
-                   help="score the model on published results with known configurations (data/published/*.csv) "
+                   help="score the model on published results with known configurations (data/published/*.csv), each row "
+                        "in its timing regime (--clock boost/sustained/MHZ: rows stating no clock at that clock) "
                         "instead of a measurement dataset")
     p.add_argument("--json", action="store_true", help="machine-readable summary")
 
 
 def run(args) -> int:
-    from ..sim.clock import parse_clock
+    from ..sim.clock import Regime, parse_clock
     clock = parse_clock(args.clock, allow_measured=True)   # a bad --clock is a usage error before any work
-    if args.published and (args.datasets or args.csv or args.plot or args.gpu or args.clock != "auto"):
-        raise PerfmodelError("--published FILE.csv is scored on its own: drop the datasets, --csv, --plot, "
-                             "--gpu and --clock (they apply to measurement datasets)")
+    if args.published and (args.datasets or args.csv or args.plot or args.gpu):
+        raise PerfmodelError("--published FILE.csv is scored on its own: drop the datasets, --csv, --plot "
+                             "and --gpu (they apply to measurement datasets)")
+    if args.published and clock.regime is Regime.MEASURED:
+        raise PerfmodelError("--clock measured applies to measurement datasets; published rows carry their own "
+                             "regime (auto), or give boost, sustained or MHz")
     if args.csv:        # before any prediction: nothing computed is lost to an unwritable path
         writable_file(args.csv, "--csv")
     if args.plot:
         image_file(args.plot, "--plot")
     if args.published:
-        return _published(args)
+        return _published(args, None if clock.regime is Regime.AUTO else clock)
     from ..calibration.report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here
     paths = args.datasets or sorted(glob.glob("data/measurements/*dataset*.jsonl"))
     if not paths:
@@ -67,30 +71,39 @@ def run(args) -> int:
     return 0
 
 
-def _published(args) -> int:
-    from ..calibration.published import score
-    res = score(args.published)
+def _published(args, clock) -> int:
+    from ..calibration.published import STEP_TOLERANCE_POINTS, score
+    res = score(args.published, clock=clock)
     if args.json:
-        print(json.dumps({"file": args.published,
+        print(json.dumps({"file": args.published, "clock": clock.name if clock else "auto",
                           "rows": [{**r.__dict__, "rel_error": r.rel_error} for r in res.rows],
                           "not_expressible": [{"id": i, "reason": w} for i, w in res.skipped],
-                          "ladders": [l.__dict__ for l in res.ladders], "summary": res.lines()},
+                          "ladders": [{**l.__dict__, "published_steps": l.published_steps,
+                                       "predicted_steps": l.predicted_steps, "meets_goal": l.meets_goal}
+                                      for l in res.ladders], "summary": res.lines()},
                          indent=2, default=str))
         return 0
-    print(f"published results {args.published}: predicted at the stated clock, else the model's sustained clock")
-    print(f"{'id':<28} {'gpu':<6} {'shape':<16} {'dtype':<6} {'pub':>7} {'pred':>7} {'err':>7} {'MHz':>6}  clock")
+    how = (f"every row without a stated clock at --clock {clock.name}" if clock else
+           "each row at its stated clock, else in its timing regime (column regime: boost, or sustained = the "
+           "power-limited clock)")
+    print(f"published results {args.published}: {how}")
+    print(f"{'id':<40} {'gpu':<5} {'shape':<15} {'dtype':<5} {'A/B':<6} {'pub':>6} {'pred':>6} {'err':>7} "
+          f"{'MHz':>5}  {'clock':<24} bound")
     for r in res.rows:
+        head = f"{r.id:<40} {r.gpu:<5} {r.shape:<15} {r.dtype:<5} {r.majors:<6} {r.published_tflops:>6.0f}"
         if r.error:
-            print(f"{r.id:<28} {r.gpu:<6} {r.shape:<16} {r.dtype:<6} {r.published_tflops:>7.0f} {'-':>7} {'-':>7} "
-                  f"{'-':>6}  cannot predict: {r.error}")
+            print(f"{head} {'-':>6} {'-':>7} {'-':>5}  {r.clock_basis:<24} cannot predict: {r.error}")
             continue
-        print(f"{r.id:<28} {r.gpu:<6} {r.shape:<16} {r.dtype:<6} {r.published_tflops:>7.0f} {r.predicted_tflops:>7.0f} "
-              f"{r.rel_error:>+7.1%} {r.clock_mhz:>6.0f}  {r.clock_basis}")
+        print(f"{head} {r.predicted_tflops:>6.0f} {r.rel_error:>+7.1%} {r.clock_mhz:>5.0f}  {r.clock_basis:<24} "
+              f"{r.bottleneck}")
     for lad in res.ladders:
-        steps = ", ".join(f"{p:+.1f}" for p in lad.step_points)
-        print(f"ladder {lad.ladder}: {' -> '.join(lad.ids)}; published {' -> '.join(f'{v:.0f}' for v in lad.published)}; "
-              f"predicted {' -> '.join(f'{v:.0f}' for v in lad.predicted)}; order {'kept' if lad.same_order else 'NOT kept'}; "
-              f"step ratio error (points) {steps}")
+        print(f"ladder {lad.ladder}: order {'kept' if lad.same_order else 'NOT kept'}; "
+              f"{'meets' if lad.meets_goal else 'misses'} the goal (each step within {STEP_TOLERANCE_POINTS:g} points)")
+        print(f"  {'step':<50} {'pub':>6} {'pred':>6} {'pub step':>9} {'pred step':>9} {'points':>7}")
+        print(f"  {lad.ids[0]:<50} {lad.published[0]:>6.0f} {lad.predicted[0]:>6.0f}")
+        for i, (a, b) in enumerate(zip(lad.ids, lad.ids[1:])):
+            print(f"  {a + ' -> ' + b:<50} {lad.published[i + 1]:>6.0f} {lad.predicted[i + 1]:>6.0f} "
+                  f"{lad.published_steps[i]:>+8.1f}% {lad.predicted_steps[i]:>+8.1f}% {lad.step_points[i]:>+7.1f}")
     for i, why in res.skipped:
         print(f"not expressible: {i}: {why}")
     for line in res.lines():
