@@ -78,3 +78,64 @@ def test_block_scaled_kinds_move_scale_factors_through_the_pipeline(dtype):
     if dtype == "mxfp8":
         assert pq.stage_smem_bytes == pp.stage_smem_bytes + scale_stage_bytes(q, cfg)
         assert pq.tma_issue_cycles > pp.tma_issue_cycles                 # SFA and SFB boxes issued too
+
+
+# ---------------------------------------------------------------- the B200 / GB200 clock (issue 10)
+from perfmodel.cli import main  # noqa: E402
+from perfmodel.sim.power import Activity, power_limited_clock_hz  # noqa: E402
+
+GB200 = load_hardware("gb200")
+GN_V7A = "128x256x64_i256x256x16_cg2_cl2x1_mc0_s7_sw128-128_wg1_acc2_pn2_edir"
+
+
+def test_b200_clock_regimes_mean_what_they_mean_on_h100():
+    from perfmodel.config import KernelConfig
+    cfg = KernelConfig.from_name(GN_V7A)     # gau-nernst v7a (data/published/b200.csv), as cuBLAS-like as we have
+    boost, sustained = predict(P, cfg, B200, clock="boost"), predict(P, cfg, B200, clock="sustained")
+    fixed = predict(P, cfg, B200, clock=1500)
+    assert boost.clock_hz == B200.clock.boost_hz == 1.965e9 and boost.clock_regime == "boost"
+    assert fixed.clock_hz == 1.5e9 and fixed.clock_regime == "fixed"
+    # a heavy 8192^3 GEMM is power-limited well below boost: inside the band the public figures imply for
+    # long cuBLAS loops (data/published/b200_clock.md: 1200-1370 MHz), which nothing was fitted to
+    assert sustained.clock_regime == "sustained" and 1.2e9 <= sustained.clock_hz <= 1.45e9
+    assert boost.cycles == pytest.approx(sustained.cycles, rel=0.05)   # cycles barely depend on the clock
+    assert boost.tflops / sustained.tflops == pytest.approx(boost.clock_hz / sustained.clock_hz, rel=0.05)
+
+
+def test_b200_power_model_is_monotone_and_light_kernels_run_at_boost():
+    for hw in (B200, GB200):
+        c = hw.clock
+        assert 0 < c.tensor_power_fraction < 1 and c.hbm_power_w > 0 and c.sustained_tensor_hz < c.boost_hz
+        assert power_limited_clock_hz(Activity(0.0, 0.0), P, hw) == c.boost_hz     # idle-ish: under the cap
+        assert power_limited_clock_hz(Activity(1.0, 0.0), P, hw) == pytest.approx(c.sustained_tensor_hz)
+        prev = None
+        for u in (0.5, 0.7, 0.9, 1.0):      # more tensor work: lower clock
+            f = power_limited_clock_hz(Activity(u, 0.3, 0.3), P, hw)
+            assert prev is None or f <= prev
+            prev = f
+        base = power_limited_clock_hz(Activity(0.9, 0.2, 0.1), P, hw)
+        assert power_limited_clock_hz(Activity(0.9, 0.6, 0.1), P, hw) < base      # more L2 traffic
+        assert power_limited_clock_hz(Activity(0.9, 0.2, 0.6), P, hw) < base      # more HBM traffic
+        f8 = make_problem("8192x8192x8192", "e4m3")
+        assert power_limited_clock_hz(Activity(0.9, 0.2), f8, hw) < power_limited_clock_hz(Activity(0.9, 0.2), P, hw)
+    act = Activity(0.9, 0.4, 0.3)
+    assert power_limited_clock_hz(act, P, GB200) > power_limited_clock_hz(act, P, B200)    # 1200 W vs 1000 W
+
+
+def test_b200_power_parameters_carry_sources():
+    import tomllib
+    from pathlib import Path
+    for name in ("b200", "gb200"):
+        clock = tomllib.loads((Path(__file__).parents[1] / f"configs/hardware/{name}.toml").read_text())["clock"]
+        for key in ("boost_hz", "sustained_tensor_hz", "power_exponent", "tensor_power_fraction", "hbm_power_w"):
+            assert len(clock[key]["source"]) > 40, (name, key)
+        assert "data/published" not in clock["sustained_tensor_hz"]["source"].replace("Not derived from data/published", "")
+
+
+@pytest.mark.parametrize("clock,says", [("fast", "expected boost, sustained"), ("0", "above 0"),
+                                        ("1.5e9", "MHz, not Hz"), ("measured", "applies to report")])
+def test_b200_bad_clock_is_one_line_through_the_cli(capsys, clock, says):
+    rc = main(["predict", "--gpu", "b200", "--problem", "4096x4096x4096", "--dtype", "bf16", "--tile", "128x256x64",
+               "--cta-group", "2", "--clock", clock])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1 and says in err

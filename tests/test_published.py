@@ -11,7 +11,7 @@ from perfmodel.cli import main
 B200 = load_hardware("b200")
 P = make_problem("4096x4096x4096", "bf16")
 FIELDS = ["id", "source", "gpu", "dtype", "m", "n", "k", "tflops", "expressible", "canonical_name", "ladder",
-          "ladder_step", "clock_mhz", "not_expressible_reason"]
+          "ladder_step", "clock_mhz", "not_expressible_reason", "regime", "a_major", "b_major"]
 
 
 def _write(path, rows):
@@ -70,3 +70,58 @@ def test_cli_prints_rows_and_summary(tmp_path, capsys):
     assert main(["report", "--published", str(f)]) == 0
     out = capsys.readouterr().out
     assert "ladder L" in out and "not expressible: c" in out and "expressible rows predicted" in out
+
+
+def test_each_row_is_predicted_in_its_regime(tmp_path):
+    f = tmp_path / "p.csv"
+    rows = _rows()
+    rows[0]["regime"] = "boost"
+    rows[1]["regime"] = "stated"                 # with its clock_mhz
+    rows.append(dict(rows[0], id="d", regime="sustained", ladder=""))
+    rows.append(dict(rows[0], id="e", regime="", ladder=""))          # empty: sustained
+    _write(f, rows)
+    res = score(str(f))
+    by = {r.id: r for r in res.rows}
+    assert by["a"].regime == "boost" and by["a"].clock_mhz == pytest.approx(B200.clock.boost_hz / 1e6)
+    assert by["b"].clock_basis == "stated" and by["b"].clock_mhz == pytest.approx(1700)
+    assert by["d"].clock_basis == by["e"].clock_basis == "sustained (power model)"
+    assert by["d"].clock_mhz < by["a"].clock_mhz and by["d"].predicted_tflops < by["a"].predicted_tflops
+    over = score(str(f), clock=1500)             # a what-if clock replaces every regime but a stated clock
+    assert {r.id: round(r.clock_mhz) for r in over.rows} == {"a": 1500, "b": 1700, "d": 1500, "e": 1500}
+
+
+def test_majors_and_goal_line(tmp_path):
+    f = tmp_path / "p.csv"
+    rows = _rows()
+    rows[0].update(a_major="k", b_major="mn")
+    _write(f, rows)
+    res = score(str(f))
+    assert [r.majors for r in res.rows] == ["k/mn", "k*/k*"]
+    goal = res.lines()[-1]
+    assert goal.startswith("goals: every expressible row within 10%") and "ladders)" in goal
+    (lad,) = res.ladders
+    assert lad.published_steps[0] == pytest.approx(17.0) and lad.meets_goal == (
+        lad.same_order and abs(lad.step_points[0]) <= 5)
+
+
+@pytest.mark.parametrize("column,value,says", [("regime", "fast", "regime 'fast'"), ("b_major", "row", "b_major"),
+                                               ("regime", "stated", "needs a clock_mhz")])
+def test_bad_regime_or_major_is_one_line(tmp_path, capsys, column, value, says):
+    f = tmp_path / "p.csv"
+    rows = _rows()
+    rows[0][column] = value
+    _write(f, rows)
+    assert main(["report", "--published", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and says in err and "Traceback" not in err
+    assert main(["report", "--published", str(f).replace("p.csv", "none.csv"), "--clock", "measured"]) == 2
+
+
+def test_committed_table_every_expressible_row_has_a_regime():
+    from pathlib import Path
+    from perfmodel.calibration.published import read_rows
+    rows = read_rows(str(Path(__file__).parents[1] / "data/published/b200.csv"))
+    for r in rows:
+        assert r["regime"] in ("boost", "sustained", "stated") and r["regime_basis"], r["id"]
+        assert (r["regime"] == "stated") == bool(r["clock_mhz"]), r["id"]
+        assert r["a_major"] in ("", "k", "mn") and r["b_major"] in ("", "k", "mn")
