@@ -15,7 +15,7 @@ TMA, PTR = get_family("triton-tma"), get_family("triton-ptr")
 
 
 def test_registry_and_unknown_family():
-    assert set(FAMILIES) == {"ours", "triton-tma", "triton-ptr"}
+    assert set(FAMILIES) == {"ours", "triton-tma", "triton-ptr", "cublaslt"}
     assert get_family(None).name == "ours"
     with pytest.raises(UnknownFamilyError):
         get_family("cutlass-pingpong")

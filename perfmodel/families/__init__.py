@@ -3,13 +3,15 @@ components (who issues the loads, how many warpgroups issue MMAs and how the til
 the wait_group depth, persistence, CTAs per SM, the epilogue), never a formula of its own; the
 simulation (``perfmodel.sim``) builds its processes from a family's ``Schedule``, and legality applies
 the family's restriction rules beside the PTX ones. ``ours`` is our own warp-specialised kernel;
-``triton-tma`` and ``triton-ptr`` are Triton's two matmuls on sm_90a. Adding a family: one module and
+``triton-tma`` and ``triton-ptr`` are Triton's two matmuls on sm_90a; ``cublaslt`` is cuBLASLt's
+nvjet kernels (algorithm 66) on sm_90a. Adding a family: one module and
 one line in ``FAMILIES``.
 """
 from __future__ import annotations
 
 from ..errors import PerfmodelError
-from . import ours, triton
+from . import cublaslt, ours, triton
+from .cublaslt import CublasLtAlgo, CublasLtFamily
 from .base import KernelFamily, Producer, Schedule, occupancy
 from .triton import TritonFamily, TritonKnobs
 
@@ -17,6 +19,7 @@ FAMILIES: dict[str, KernelFamily] = {
     ours.FAMILY.name: ours.FAMILY,
     triton.TMA.name: triton.TMA,
     triton.PTR.name: triton.PTR,
+    cublaslt.FAMILY.name: cublaslt.FAMILY,
 }
 DEFAULT = ours.FAMILY.name
 
@@ -35,5 +38,5 @@ def get_family(name: str | KernelFamily | None) -> KernelFamily:
     return fam
 
 
-__all__ = ["DEFAULT", "FAMILIES", "KernelFamily", "Producer", "Schedule", "TritonFamily", "TritonKnobs",
+__all__ = ["CublasLtAlgo", "CublasLtFamily", "DEFAULT", "FAMILIES", "KernelFamily", "Producer", "Schedule", "TritonFamily", "TritonKnobs",
            "UnknownFamilyError", "get_family", "occupancy"]

@@ -35,6 +35,10 @@ class ScheduleFacts:
     producer_warpgroups: int = 1
     split_n: bool = False
     tma_loads: bool = True       # A and B arrive by TMA (else cp.async: no TMA box rules for them)
+    # a library's own kernel that the library accepted for this problem (cuBLASLt's AlgoCheck): the rules
+    # about our kernel's layout (one TMA box per operand and stage, our shared-memory layout, warpgroups
+    # splitting tile_m) do not bind it; its shared memory and warpgroup split are the family's own
+    library_kernel: bool = False
 
 
 WARP_SPECIALISED = ScheduleFacts()

@@ -23,8 +23,8 @@ def cluster_size(c: Ctx):
       "the cluster must not span more CTAs along M or N than the problem has tiles")
 def cluster_grid(c: Ctx):
     cfg, p = c.cfg, c.problem
-    if min(cfg.tile_m, cfg.tile_n, cfg.cluster_m, cfg.cluster_n) < 1:
-        return
+    if min(cfg.tile_m, cfg.tile_n, cfg.cluster_m, cfg.cluster_n) < 1 or c.facts.library_kernel:
+        return                       # a library kernel launches its idle CTAs (cuBLASLt accepts such clusters)
     tiles_m, tiles_n = -(-p.m // cfg.tile_m), -(-p.n // cfg.tile_n)
     if cfg.cluster_m > tiles_m or cfg.cluster_n > tiles_n:
         yield (f"cluster {cfg.cluster_m}x{cfg.cluster_n} exceeds the {tiles_m}x{tiles_n} tile grid of "

@@ -15,8 +15,9 @@ from ._common import positive
       "all stages + epilogue staging + barriers (+1 KiB swizzle alignment) fit the per-block shared memory")
 def smem_capacity(c: Ctx):
     # this layout (ring + separate epilogue staging + barrier block) is a warp-specialised kernel's; a
-    # software-pipelined family counts its own shared memory (its restriction rules, e.g. triton-smem)
-    if not positive(c) or c.facts.producer_warpgroups == 0:
+    # software-pipelined family counts its own shared memory (its restriction rules, e.g. triton-smem), a
+    # library kernel its own layout (families.cublaslt: the ncu-measured ring + epilogue buffer)
+    if not positive(c) or c.facts.producer_warpgroups == 0 or c.facts.library_kernel:
         return
     need = smem_bytes(c.problem, c.cfg)
     cap = c.hw.smem.per_block_optin_bytes

@@ -64,6 +64,8 @@ def wgmma_major(c: Ctx):
 def wgmma_consumer_split(c: Ctx):
     if not (c.sm90 and positive(c)) or not c.cfg.tile_m % (WGMMA_M * c.cfg.consumers):
         return
+    if c.facts.library_kernel and c.cfg.tile_m % WGMMA_M == 0:
+        return                                 # the library's own split (families.cublaslt.issuer_split)
     if c.facts.split_n and c.cfg.tile_m % WGMMA_M == 0 and c.cfg.consumers % (c.cfg.tile_m // WGMMA_M) == 0 \
             and c.cfg.tile_n % (8 * c.cfg.consumers // (c.cfg.tile_m // WGMMA_M)) == 0:
         return                                 # warpgroups side by side along N (Triton's layout)
