@@ -62,9 +62,11 @@ def test_small_n_tiles_on_blackwell_are_shared_memory_bound():
 
 
 def test_two_cta_mma_beats_one_cta_at_equal_per_sm_tile():
+    """Compared in cycles: the pair's busier tensor cores also lower its power-limited clock (sim/power.py,
+    B200 parameters from public figures), which is not what this test is about."""
     one = pred("b200", "8192x8192x8192", tile=(128, 256, 64), cta_group=1, cluster=(2, 1))
     two = pred("b200", "8192x8192x8192", tile=(128, 256, 64), cta_group=2, cluster=(2, 1))
-    assert two.tflops > 1.1 * one.tflops
+    assert one.cycles > 1.1 * two.cycles and two.tflops > one.tflops
 
 
 @pytest.mark.parametrize("persistent", [False, True])

@@ -40,7 +40,8 @@ def test_eight_bit_tensor_work_draws_more_power_per_busy_cycle():
 
 
 def test_neutral_fractions_keep_the_sustained_clock_on_blackwell():
-    b200 = load_hardware("b200")
+    b200 = load_hardware("b200").with_values(**{"clock.tensor_power_fraction": 0.0, "clock.l2_power_fraction": 0.0,
+                                                "clock.hbm_power_w": 0.0})
     for act in (Activity(0.0, 0.0), Activity(1.0, 1.0), Activity(0.3, 0.9)):
         assert power_limited_clock_hz(act, BF16, b200) == b200.clock.sustained_tensor_hz
 
