@@ -9,7 +9,7 @@ import warnings
 from .errors import PerfmodelError, PerfmodelWarning
 
 # Each subcommand is a module in perfmodel.commands (NAME, HELP, add_arguments, run).
-COMMANDS = ["gpus", "check", "tune", "rules", "validate", "predict", "calibrate", "report"]
+COMMANDS = ["gpus", "check", "tune", "rules", "validate", "predict", "calibrate", "report", "rank-cublaslt"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "on NVIDIA Hopper and Blackwell GPUs.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
-        mod = importlib.import_module(f"perfmodel.commands.{name}")
+        mod = importlib.import_module(f"perfmodel.commands.{name.replace('-', '_')}")
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)

@@ -103,7 +103,7 @@ def load_candidates(gpu: str, dtype: str, path: str | Path | None = None) -> lis
     try:
         doc = tomllib.loads(f.read_text())
     except FileNotFoundError:
-        raise CublasLtInteropError(f"no cuBLASLt capability table for {gpu} ({f} missing); pass candidates=") from None
+        raise CublasLtInteropError(f"no cuBLASLt capability table for {gpu} ({f} missing)") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CublasLtInteropError(f"cannot read the cuBLASLt capability table {f}: {exc}") from None
     table = doc.get(dtype)
