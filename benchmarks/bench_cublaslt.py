@@ -70,14 +70,16 @@ def per_problem(df: pd.DataFrame) -> pd.DataFrame:
         fin = g[g.pred_s.apply(math.isfinite)]
         best = g.time_median_s.min()
         ranked = g.sort_values(["pred_s", "idx"], kind="stable")
-        pick = ranked.iloc[0].time_median_s
+        # a problem with no modelled configuration has no pick of the model's (its row order would be the
+        # dataset's, i.e. the heuristic's): no regret, no top-k, no win
+        pick = ranked.iloc[0].time_median_s if len(fin) else math.nan
         heur = g[(g.source == "heuristic") & (g.heuristic_rank == 0)].time_median_s
         h = float(heur.iloc[0]) if len(heur) else math.nan
         err = fin.pred_s / fin.time_median_s - 1
         rows.append({"shape": f"{m}x{n}x{k}", "dtype": dt, "configs": len(g), "modelled": len(fin),
                      "spearman": spearman(g.pred_s.clip(upper=1e9), g.time_median_s),
                      "spearman_modelled": spearman(fin.pred_s, fin.time_median_s) if len(fin) > 2 else math.nan,
-                     "top1_regret": pick / best - 1, f"best_in_top{TOP_K}": best in set(ranked.head(TOP_K).time_median_s),
+                     "top1_regret": pick / best - 1, f"best_in_top{TOP_K}": bool(len(fin)) and best in set(ranked.head(TOP_K).time_median_s),
                      "heur_regret": h / best - 1, "model_vs_heur": pick / h - 1,
                      "beat_or_tie": bool(pick <= h * (1 + TIE)), "mape": float(err.abs().mean()),
                      "bias": float(err.median()), "best_tflops": 2 * m * n * k / best / 1e12})
