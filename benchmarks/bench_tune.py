@@ -7,6 +7,11 @@
     configurations are not mistaken for the model's merit.
 (b) Cost of the search: 500 TPE trials of the stock space (in memory and in SQLite). Goal: <= 30 s
     on a 2-core CPU machine.
+(c) The tuner finds the model's optimum (issue 8): on each benchmark shape, `tune` with its default sampler
+    (auto: exhaustive for small legal spaces, else branch and bound) under three seeds, against every legal
+    configuration of the same space predicted (the exhaustive optimum). The space is the stock one narrowed
+    to a few thousand legal points so that the exhaustive optimum can be computed here (--region-space stock
+    uses the whole stock space: minutes per shape on 2 cores).
 
     python3 benchmarks/bench_tune.py                         # both, newest H100 (else H200) dataset
     python3 benchmarks/bench_tune.py --dataset data/measurements/h200_sm90_dataset.jsonl --skip-search
@@ -93,6 +98,44 @@ def search_cost(trials: int, shape: str) -> None:
                   f"best {r.top(1)[0].tflops:.1f} TFLOP/s  (goal <= 30 s)")
 
 
+REGION_SHAPES = [("8192x8192x8192", "bf16"), ("4096x14336x4096", "bf16"), ("128x8192x8192", "bf16"),
+                 ("1000x1992x1016", "bf16"), ("256x28672x8192", "fp8"), ("3072x7168x2000", "fp8")]
+REGION_NARROW = {"tile_m": (64, 128, 256), "tile_n": (64, 128, 192, 256), "tile_k_bytes": (128,),
+                 "mma_n_split": (1,), "stages": (3, 4, 5, 6), "swizzle": ("64", "128"),
+                 "cluster": ("1x1", "2x1", "1x2"), "multicast": (True, False), "consumers": (1, 2),
+                 "persistent": (True, False), "raster": ("m", "n"), "group_size": (8,), "epilogue": ("tma",)}
+
+
+def region_check(stock: bool, jobs: int | None) -> None:
+    from perfmodel.search.region import exhaustive
+    from perfmodel.search.space import load_space
+    from perfmodel.sim.clock import SUSTAINED
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    hw = load_hardware("h100-sxm")
+    space = load_space(hw.arch) if stock else load_space(hw.arch).narrow(REGION_NARROW)
+    print(f"\n(c) tune's best vs the exhaustive optimum, {hw.name}, sustained clock, "
+          f"{'stock space' if stock else 'stock space narrowed'} ({space.size()} raw points), seeds 0, 1, 7")
+    same = 0
+    for shape, dtype in REGION_SHAPES:
+        problem = make_problem(shape, dtype)
+        t0 = time.perf_counter()
+        full = exhaustive(space, problem, hw, SUSTAINED, jobs=jobs)
+        t_full = time.perf_counter() - t0
+        bests, t_tune, how = set(), [], ""
+        for seed in (0, 1, 7):
+            t0 = time.perf_counter()
+            r = tune(problem, hw, n_trials=8, space=space, seed=seed, jobs=jobs)
+            t_tune.append(time.perf_counter() - t0)
+            bests.add(r.best_config.name)
+            how = f"{r.stats.search}, {r.stats.predicted} predicted"
+        ok = len(bests) == 1 and full.best.config_name in bests
+        same += ok
+        print(f"  {shape:<16} {dtype:<5} legal {full.configurations:>5}  exhaustive {full.best.tflops:7.1f} TFLOP/s "
+              f"({t_full:5.1f} s)  tune ({how}; {statistics.median(t_tune):5.1f} s): "
+              f"{'same best under every seed' if ok else 'DIFFERENT: ' + ', '.join(sorted(bests))}")
+    print(f"  tune's best = the exhaustive optimum on {same}/{len(REGION_SHAPES)} shapes (goal: all)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", type=Path, help="measurement JSONL (default: the committed H100 one, else H200)")
@@ -100,6 +143,9 @@ def main() -> None:
     ap.add_argument("--shape", default="8192x8192x8192")
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-replay", action="store_true")
+    ap.add_argument("--skip-region", action="store_true")
+    ap.add_argument("--region-space", choices=["narrowed", "stock"], default="narrowed")
+    ap.add_argument("--jobs", type=int, help="processes for predictions (default: all cores)")
     args = ap.parse_args()
     if not args.skip_replay:
         path = args.dataset or pick_dataset()
@@ -109,6 +155,8 @@ def main() -> None:
             replay(path.resolve())
     if not args.skip_search:
         search_cost(args.trials, args.shape)
+    if not args.skip_region:
+        region_check(args.region_space == "stock", args.jobs)
 
 
 if __name__ == "__main__":

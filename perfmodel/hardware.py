@@ -56,6 +56,9 @@ class GpuSection:
     cluster8_sms: int = _f(1, 1024, int)
     max_threads_per_sm: int = _f(32, 1 << 16, int)     # resident threads per SM (occupancy)
     max_ctas_per_sm: int = _f(1, 1024, int)            # resident thread blocks per SM (occupancy)
+    # seconds a launch adds to a kernel timed by a CUDA event pair around each launch (our harness, Triton's
+    # do_bench, the cuBLASLt benchmark); absent: 0 (predictions are the kernel's own time)
+    launch_overhead_s: float = _f(0, 1e-3, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,6 +147,8 @@ class TmaSection:
     l2_efficiency_64b: float = _f(0.05, 1.5)
     l2_efficiency_32b: float = _f(0.05, 1.5)
     hbm_miss_latency_cycles: float = _f(0, 10000)   # extra latency of a box that misses L2 (from HBM)
+    # cycles one SM's TMA unit is held by each copy whose bytes come from HBM (absent: no such limit)
+    hbm_copy_cycles: float = _f(0, 100000, optional=True)
     # Row pitch / address alignment (perfmodel/sim/memory.py; absent: every row costs as if line-aligned).
     # A box row is one L2 request per line it touches, plus a head/tail request when it starts/ends mid-sector.
     sector_bytes: int = _f(1, 1024, int, optional=True)      # L2 sector (granule of a request's data)

@@ -8,7 +8,10 @@ from perfmodel.prediction.analytic import analytic_estimate
 
 
 def est(gpu, shape, dtype="bf16", **knobs):
+    """The roofline arithmetic alone: without the launch's fixed time (tests/test_launch_and_stream.py checks it)."""
     hw = load_hardware(gpu)
+    if hw.gpu.launch_overhead_s:
+        hw = hw.with_values(**{"gpu.launch_overhead_s": 0.0})
     p = make_problem(shape, dtype)
     cfg = derive(p, hw, **knobs).config
     return analytic_estimate(p, cfg, hw, hw.clock.sustained_tensor_hz), p, hw

@@ -94,7 +94,8 @@ def test_cli_predict_and_tune_refuse_measured(capsys):
 
 
 def test_cli_tune_keeps_one_regime_per_study(capsys):
-    assert main(["tune", *GOOD, "--storage", "memory", "--trials", "3", "--clock", "boost", "--json"]) == 0
+    assert main(["tune", *GOOD, "--storage", "memory", "--trials", "3", "--clock", "boost", "--json",
+                 "--set", "tile_m=128", "--set", "tile_n=128,256", "--set", "cluster=1x1,2x1"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["clock"] == "boost" and doc["study"].endswith(".pred.boost")
 

@@ -172,7 +172,7 @@ def test_killed_run_resumes_with_no_trial_lost_or_repeated(tmp_path):
 def test_cli_tune_prints_top_best_and_exports(monkeypatch, capsys):
     monkeypatch.setattr(search, "default_objective", fake_objective)
     rc = main(["tune", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--dtype", "bf16", "--trials", "12",
-               "--storage", "memory", "--seed", "1", "--top", "3", "--json", "--our-kernel"])
+               "--storage", "memory", "--seed", "1", "--top", "3", "--json", "--our-kernel", "--sampler", "tpe"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["top"]) == 3 and doc["stats"]["completed"] == 12
@@ -272,7 +272,7 @@ def test_cli_storage_defaults_to_optuna_storage_env_and_shows_progress(tmp_path,
     url = f"sqlite:///{tmp_path}/env.db"
     monkeypatch.setenv("OPTUNA_STORAGE", url)
     rc = main(["tune", "--gpu", "h100-sxm", "--problem", "2048x2048x2048", "--trials", "4", "--seed", "2",
-               "--progress"])
+               "--progress", "--sampler", "tpe"])
     captured = capsys.readouterr()
     assert rc == 0 and "trial" in captured.err          # tqdm's bar on stderr
     study = optuna.load_study(study_name="h100-sxm.2048x2048x2048.bf16.pred", storage=url)

@@ -37,8 +37,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--storage", help=f"Optuna storage URL (default: $OPTUNA_STORAGE, else {DEFAULT_STORAGE}); "
                    "postgresql://... shares one study between machines; 'memory' keeps nothing")
     p.add_argument("--study", help="study name (default <gpu>.<MxNxK>.<dtype>.pred)")
-    p.add_argument("--sampler", choices=SAMPLERS, default="tpe", help="search strategy (grid: every legal "
-                   "configuration; chosen automatically when the legal space is no larger than --trials)")
+    p.add_argument("--sampler", choices=SAMPLERS, default="auto", help="search strategy: auto (default: the model's "
+                   "optimum whatever the seed: a small legal space predicted whole, a large one searched by branch "
+                   "and bound over groups with an upper bound; then the best configurations not yet in the study "
+                   "are recorded), tpe / random / cmaes (Optuna samplers), grid (every legal configuration)")
     p.add_argument("--seed", type=int, help="sampler seed")
     p.add_argument("--top", type=int, default=10, metavar="K", help="configurations to list (default 10)")
     p.add_argument("--space", metavar="FILE", help="search-space TOML (default configs/search/<arch>.toml)")
@@ -237,7 +239,11 @@ def _print(doc: dict) -> None:
     sp = doc["space"]
     print(f"space    {sp['path'] or '<given>'}: {len(sp['searched'])} searched knobs, {sp['points']} points"
           + (f", {s['legal_space']} legal" if s["legal_space"] is not None else ""))
-    mode = "exhaustive enumeration of the legal space" if s["exhaustive"] else "sampler"
+    mode = {"exhaustive": f"exhaustive prediction of the legal space ({s.get('predicted', 0)} configurations)",
+            "region": f"branch and bound ({s.get('predicted', 0)} configurations predicted in "
+                      f"{s.get('groups_searched', 0)} of {s.get('groups', 0)} groups"
+                      + (f", then {s.get('refined', 0)} TPE trials" if s.get("refined") else "") + ")"}.get(
+        s.get("search", ""), "exhaustive enumeration of the legal space" if s["exhaustive"] else "sampler")
     print(f"run      {s['completed']} new trials in {s['elapsed_s']:.1f} s by {mode} ({s['asked']} trials: "
           f"{s['illegal']} illegal; {s['duplicates']} suggestions already in the study, {s['repaired']} of them "
           f"repaired in place"

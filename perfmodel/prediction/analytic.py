@@ -70,7 +70,7 @@ def analytic_estimate(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
     hbm_cycles = problem.min_hbm_bytes / hw.hbm_bytes_per_clock(clock_hz)
     if hbm_cycles > cycles:
         cycles, bound = hbm_cycles, "hbm-roofline"
-    time_s = cycles / clock_hz
+    time_s = cycles / clock_hz + (hw.gpu.launch_overhead_s or 0.0)   # the launch, as predict() adds it
     return AnalyticEstimate(tflops=problem.flops / time_s / 1e12, time_s=time_s, cycles=int(math.ceil(cycles)),
                             bound=bound, waves=waves, wave_efficiency=n_clusters / (waves * slots),
                             tile_cycles=tile_cycles)

@@ -112,7 +112,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
         cycles, time_s = 0, math.inf
     else:
         cycles = max(int(math.ceil(res.cycles)), 1)
-        time_s = cycles / clock
+        time_s = cycles / clock + (hw.gpu.launch_overhead_s or 0.0)   # a launch, as event pairs time it
     return Prediction(config_name=cfg.name, gpu=hw.name, problem=problem_key(problem),
                       tflops=0.0 if res.deadlock else problem.flops / time_s / 1e12,
                       time_s=time_s, cycles=cycles, clock_hz=clock, bottleneck=Bottleneck(res.bottleneck),

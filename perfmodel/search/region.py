@@ -73,7 +73,7 @@ class RegionResult:
     groups_searched: int                      # groups predicted before the bound ended the search
     configurations: int                       # legal configurations predicted
     bound_of_next: float | None = None        # the bound of the first group left out (None: none left)
-    exhaustive: bool = False                  # every legal configuration was predicted
+    exhaustive: bool = False                  # the optimum is proven: the bound ended the search or every group was predicted
     stats: dict = field(default_factory=dict)
 
     @property
@@ -152,11 +152,21 @@ def _split_knobs(space: SearchSpace) -> tuple[list, list]:
     return [k for k in searched if k.name not in FREE_KNOBS], [k for k in searched if k.name in FREE_KNOBS]
 
 
+def _bound_one(item: tuple[tuple, str]) -> tuple[tuple, float]:
+    params, name = item
+    try:
+        bound = group_bound(_CTX["problem"], KernelConfig.from_name(name), _CTX["hw"], _CTX["regime"])
+    except (PerfmodelError, ZeroDivisionError, ValueError):
+        bound = 0.0
+    return params, bound
+
+
 def groups(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regime, *,
-           kernel_rules: bool = False) -> list[Group]:
-    """Every group of the space with its bound, best first (ties by the group's knob values)."""
+           kernel_rules: bool = False, jobs: int | None = None) -> list[Group]:
+    """Every group of the space with its bound, best first (ties by the group's knob values); the bounds are
+    computed in a process pool when there are many (a bound costs about a prediction's set-up, ~4 ms)."""
     bound_knobs, _ = _split_knobs(space)
-    out, seen = [], set()
+    work, seen = [], set()
     for combo in itertools.product(*(k.values for k in bound_knobs)):
         params = dict(zip((k.name for k in bound_knobs), combo))
         try:
@@ -167,14 +177,23 @@ def groups(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regime, *
         if key in seen:                 # normalised to a group already listed (multicast on a 1x1 cluster)
             continue
         seen.add(key)
-        try:
-            bound = group_bound(problem, cfg, hw, regime)
-        except (PerfmodelError, ZeroDivisionError, ValueError):
-            continue
-        if bound > 0 and math.isfinite(bound):
-            out.append(Group(tuple(params.items()), bound))
+        work.append((tuple(params.items()), cfg.name))
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    if jobs <= 1 or len(work) < POOL_MIN:
+        _init(problem, hw, regime, None)
+        bounds = [_bound_one(w) for w in work]
+    else:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init,
+                                 initargs=(problem, _portable(hw), regime, None)) as ex:
+            bounds = list(ex.map(_bound_one, work, chunksize=max(1, len(work) // (8 * jobs))))
+    out = [Group(params, b) for params, b in bounds if b > 0 and math.isfinite(b)]
     out.sort(key=lambda g: (-g.bound_tflops, repr(g.params)))
     return out
+
+
+def _portable(hw: HardwareSpec) -> HardwareSpec:
+    import dataclasses
+    return dataclasses.replace(hw, sources=dict(hw.sources))     # MappingProxyType does not pickle
 
 
 def _group_key(cfg: KernelConfig) -> tuple:
@@ -184,10 +203,14 @@ def _group_key(cfg: KernelConfig) -> tuple:
 
 def members(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, group: Group, *,
             kernel_rules: bool = False, seen: set | None = None) -> Iterable[tuple[dict, KernelConfig]]:
-    """The legal configurations of a group (the free knobs' product), each once."""
+    """The legal configurations of a group (the free knobs' product), each once. No legality rule reads the
+    tile order (persistent, raster, group size >= 1: perfmodel/legality only checks group_size is positive),
+    so the rules run once per (stages, epilogue, group size >= 1) of the group (tests/test_search_region.py
+    checks the equivalence), not once per member: most members of a large group fail on shared memory."""
     _, free = _split_knobs(space)
     base = dict(group.params)
     seen = set() if seen is None else seen
+    legal: dict[tuple, bool] = {}
     for combo in itertools.product(*(k.values for k in free)):
         params = {**base, **dict(zip((k.name for k in free), combo))}
         try:
@@ -197,9 +220,16 @@ def members(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, group: G
         if cfg.name in seen:
             continue
         seen.add(cfg.name)
-        if violations(problem, cfg, hw, kernel_rules=kernel_rules):
-            continue
-        yield params, cfg
+        key = legality_key(cfg)
+        if key not in legal:
+            legal[key] = not violations(problem, cfg, hw, kernel_rules=kernel_rules)
+        if legal[key]:
+            yield params, cfg
+
+
+def legality_key(cfg: KernelConfig) -> tuple:
+    """What of a configuration the legality rules read, less the tile order (see ``members``)."""
+    return (_group_key(cfg), cfg.mma_m, cfg.mma_k, cfg.stages, cfg.epilogue, cfg.acc_buffers, cfg.group_size >= 1)
 
 
 # ---------------------------------------------------------------------------- predicting many, in a pool
@@ -231,9 +261,7 @@ def score(items: list[tuple[dict, KernelConfig]], problem: GemmProblem, hw: Hard
     if jobs <= 1 or len(work) < POOL_MIN:
         _init(problem, hw, regime, family)
         return [_score_one(w) for w in work]
-    import dataclasses
-    portable = dataclasses.replace(hw, sources=dict(hw.sources))     # MappingProxyType does not pickle
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(problem, portable, regime, family)) as ex:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(problem, _portable(hw), regime, family)) as ex:
         return list(ex.map(_score_one, work, chunksize=max(1, len(work) // (8 * jobs))))
 
 
@@ -243,14 +271,15 @@ def best_region(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regi
     """Branch and bound over the groups (module doc): every legal configuration of every group whose bound x
     (1 + margin) reaches the best prediction so far. Groups are predicted in batches (in a pool), so a batch
     may hold a few groups the bound would have left out; they are predicted, not skipped."""
-    gs = groups(space, problem, hw, regime, kernel_rules=kernel_rules)
+    gs = groups(space, problem, hw, regime, kernel_rules=kernel_rules, jobs=jobs)
     scored: list[Scored] = []
-    best, i, seen = 0.0, 0, set()
+    best, i, seen, cut = 0.0, 0, set(), False
     batch_target = 4 * (jobs or os.cpu_count() or 1) * 16
     while i < len(gs):
         if scored and gs[i].bound_tflops * (1 + margin) < best:
             break
         if max_configurations is not None and len(scored) >= max_configurations:
+            cut = True          # stopped by the budget, not by the bound: the optimum is not proven
             break
         items: list[tuple[dict, KernelConfig]] = []
         while i < len(gs) and (not scored or gs[i].bound_tflops * (1 + margin) >= best) and len(items) < batch_target:
@@ -263,7 +292,7 @@ def best_region(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regi
             progress(f"region: {i}/{len(gs)} groups, {len(scored)} configurations predicted, best {best:.1f} TFLOP/s")
     scored.sort(key=Scored.rank_key)
     return RegionResult(scored, len(gs), i, len(scored), gs[i].bound_tflops if i < len(gs) else None,
-                        exhaustive=i >= len(gs))
+                        exhaustive=not cut)     # bound reached or every group predicted: the optimum
 
 
 def exhaustive(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regime, *, kernel_rules: bool = False,

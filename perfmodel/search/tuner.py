@@ -343,6 +343,18 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
     wanted = max(n_trials, target_trials or 0)
     if sampler == "auto" and objective is not None:
         sampler = "tpe"          # a custom objective: the region search needs the model's own bounds
+    kind = "ours.pred" if kernel_rules else "pred"
+    if regime.regime is not Regime.SUSTAINED:
+        kind += "." + regime.label
+    name = study_name or default_study_name(hw, problem, space, kind=kind)
+    sampler_obj = _make_sampler(sampler, seed, n_trials)   # storage and study first: a bad one fails at once
+    study = open_study(name,
+                       make_storage(storage, heartbeat_interval_s=heartbeat_interval_s,
+                                    grace_period_s=grace_period_s),
+                       sampler_obj,
+                       {"gpu": hw.name, "hw_fingerprint": hw.fingerprint, "problem": problem.shape_name(),
+                        "dtype": dtype_label(problem), "space_fingerprint": space.fingerprint(),
+                        "rules": "ptx+kernel" if kernel_rules else "ptx", "clock": regime.name})
     scored = region = None
     if sampler == "auto":
         from .region import best_region, score
@@ -363,18 +375,6 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
         limit = min(GRID_LIMIT, max(AUTO_ENUMERATE_LIMIT, 4 * wanted))   # counting costs < the trials would
         legal = _enumerate_legal(space, problem, hw, limit, wanted, kernel_rules)
     exhaustive = legal is not None if region is None else region.exhaustive
-    kind = "ours.pred" if kernel_rules else "pred"
-    if regime.regime is not Regime.SUSTAINED:
-        kind += "." + regime.label
-    name = study_name or default_study_name(hw, problem, space, kind=kind)
-    sampler_obj = _make_sampler(sampler, seed, n_trials)
-    study = open_study(name,
-                       make_storage(storage, heartbeat_interval_s=heartbeat_interval_s,
-                                    grace_period_s=grace_period_s),
-                       sampler_obj,
-                       {"gpu": hw.name, "hw_fingerprint": hw.fingerprint, "problem": problem.shape_name(),
-                        "dtype": dtype_label(problem), "space_fingerprint": space.fingerprint(),
-                        "rules": "ptx+kernel" if kernel_rules else "ptx", "clock": regime.name})
     if objective is None:   # the default regime calls default_objective as it stands (tests replace it)
         objective = default_objective if regime.regime is Regime.SUSTAINED else \
             functools.partial(default_objective, clock=regime)

@@ -134,7 +134,9 @@ def _boxes(inner: int, outer: int, elem_bytes: float, sw: Swizzle, hw: HardwareS
     return math.ceil(inner / min(inner_limit, max_box)) * math.ceil(outer / max_box)
 
 
-def _tma_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+def _box_counts(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[int, int, int, int]:
+    """TMA copies one CTA issues per stage: A boxes, B boxes, scale-factor copies, and of A and B those
+    that are multicast."""
     mc_a, mc_b = multicast_factors(cfg)
     rows = max(cfg.tile_m // mc_a, 1)
     cols = max(cfg.tile_n // cfg.cta_group // mc_b, 1)
@@ -148,9 +150,28 @@ def _tma_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec)
     else:
         nb = _boxes(cols, cfg.tile_k, problem.b_elem_bytes, cfg.swizzle_b, hw)
     n_sf = 2 if problem.scale_vec_size else 0
-    mc_boxes = (na if mc_a > 1 else 0) + (nb if mc_b > 1 else 0)
+    return na, nb, n_sf, (na if mc_a > 1 else 0) + (nb if mc_b > 1 else 0)
+
+
+def _tma_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    na, nb, n_sf, mc_boxes = _box_counts(problem, cfg, hw)
     return ((na + nb + n_sf) * hw.tma.issue_cycles + mc_boxes * hw.tma.multicast_issue_cycles
             + hw.sync.mbarrier_arrive_cycles)
+
+
+def _tma_fill_rate(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, traf: Traffic) -> float:
+    """Bytes per cycle at which this SM's TMA unit fills a stage: the request-bound rate of
+    memory.tma_bytes_per_clock, and at most one copy from HBM per tma.hbm_copy_cycles (mb_stream: 1-16 SMs
+    streaming a cold buffer get one 16 or 32 KB copy per 438 cycles each, whatever the copies in flight). A
+    stage's copies miss L2 in the share of its bytes that come from HBM."""
+    rate = tma_bytes_per_clock(problem, cfg, hw)
+    per_copy = hw.tma.hbm_copy_cycles
+    miss = _miss_fraction(traf)
+    if not per_copy or miss <= 0:
+        return rate
+    na, nb, n_sf, _ = _box_counts(problem, cfg, hw)
+    busy = (na + nb + n_sf) * miss * per_copy
+    return min(rate, stage_bytes(problem, cfg) / busy) if busy > 0 else rate
 
 
 def _miss_fraction(traf: Traffic) -> float:
@@ -230,7 +251,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         hbm_bytes_per_stage=c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters)),
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
-                             else tma_bytes_per_clock(problem, cfg, hw)),
+                             else _tma_fill_rate(problem, cfg, hw, traf)),
         **_memory_shares(hw, clock_hz, sched),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
