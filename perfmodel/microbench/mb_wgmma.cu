@@ -5,8 +5,11 @@
 //  - throughput: W warpgroups per SM (one CTA per SM on every SM), each a chain on its own
 //    accumulator, commit every 8 with wait_group 1; FLOP per clock per SM from clock64 and
 //    TFLOP/s from cudaEvents;
-//  - burn: the N=256 bf16 throughput kernel for a given number of seconds (sustained clock).
-// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS
+//  - burn: the N=256 bf16 throughput kernel for a given number of seconds (sustained clock);
+//  - swizzle (--swizzle): the throughput kernel with A and B descriptors in 128B, 64B and 32B swizzle modes
+//    (SBO = 8 rows x the swizzle span), 2 warpgroups, N = 64/128/256, bf16 and e4m3: whether the tensor
+//    core's operand reads slow down with narrower swizzles (bank conflicts).
+// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle
 #include "mb_common.cuh"
 #include "mb_wgmma_ops.cuh"
 
@@ -22,6 +25,13 @@ constexpr int kChainUnroll = 8;
 __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
   return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
          ((uint64_t)1 << 62);
+}
+// The same in swizzle mode SW (1: 128B, 2: 64B, 3: 32B; PTX ISA 9.7.15.5.1.2.2 bits 62-63), SBO = 8 rows x span.
+template <int SW>
+__device__ __forceinline__ uint64_t desc_sw(uint32_t addr) {
+  constexpr uint32_t span = SW == 1 ? 128 : SW == 2 ? 64 : 32;
+  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)((8 * span) >> 4) << 32) |
+         ((uint64_t)SW << 62);
 }
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
@@ -82,13 +92,13 @@ __global__ void __launch_bounds__(128, 1) wgmma_latency_kernel(int iters, float*
 }
 
 // W warpgroups, each a chain of wgmmas on its own accumulator; commit every 8, keep 2 groups in flight.
-template <int N, int T, int W>
+template <int N, int T, int W, int SW = 1>
 __global__ void __launch_bounds__(128 * W, 1) wgmma_throughput_kernel(int iters, float* sink,
                                                                       unsigned long long* cycles,
                                                                       ClockProbe* probe) {
   extern __shared__ uint8_t raw[];
   const uint32_t base = fill_operands<T>(raw);
-  const uint64_t da = desc_sw128(base), db = desc_sw128(base + kABytes);
+  const uint64_t da = desc_sw<SW>(base), db = desc_sw<SW>(base + kABytes);
   float d[N / 2];
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
@@ -141,9 +151,9 @@ static void run_latency(Bufs& b, bool quick) {
 }
 
 // Returns {ms, FLOP/clk/SM (median over CTAs), probe clock}.
-template <int N, int T, int W>
+template <int N, int T, int W, int SW = 1>
 static void time_throughput(Bufs& b, int iters, int reps, double* ms, double* fpc, double* hz) {
-  auto k = wgmma_throughput_kernel<N, T, W>;
+  auto k = wgmma_throughput_kernel<N, T, W, SW>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   *ms = time_ms(reps, [&] { k<<<b.sms, 128 * W, kSmem>>>(iters, b.sink, b.cycles, b.probe); });
   std::vector<unsigned long long> cyc(b.sms);
@@ -190,6 +200,31 @@ static void run_type(Bufs& b, bool quick) {
   run_shape<256, T>(b, quick);
 }
 
+template <int N, int T, int SW>
+static void run_swizzle_one(Bufs& b) {
+  const int iters = std::max(16, (int)(2e9 / (flops_per_wgmma(N, T) * kChainUnroll * 2)));
+  double ms, fpc, hz;
+  time_throughput<N, T, 2, SW>(b, iters, 5, &ms, &fpc, &hz);
+  Rec("wgmma_swizzle").str("dtype", type_name(T)).num("n", N).num("k", T == 0 ? 16 : 32).num("warpgroups", 2)
+      .num("swizzle_bytes", SW == 1 ? 128 : SW == 2 ? 64 : 32).num("iters", iters).num("flops_per_clock_per_sm", fpc)
+      .num("ms", ms).num("sm_clock_hz", hz).emit();
+}
+
+template <int N, int T>
+static void run_swizzle_n(Bufs& b) {
+  run_swizzle_one<N, T, 1>(b);
+  run_swizzle_one<N, T, 2>(b);
+  run_swizzle_one<N, T, 3>(b);
+}
+
+static void run_swizzle(Bufs& b) {
+  run_swizzle_n<64, 0>(b);
+  run_swizzle_n<128, 0>(b);
+  run_swizzle_n<256, 0>(b);
+  run_swizzle_n<128, 1>(b);
+  run_swizzle_n<256, 1>(b);
+}
+
 // Sustained tensor load: back-to-back ~50 ms launches of the N=256 bf16 kernel for `seconds`.
 static void burn(Bufs& b, double seconds) {
   const int iters = 50000;  // ~50 ms per launch at ~4000 FLOP/clk/SM and ~1.7 GHz
@@ -214,10 +249,12 @@ static void burn(Bufs& b, double seconds) {
 int main(int argc, char** argv) {
   bool quick = false;
   double burn_s = 0;
+  bool swizzle = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = true;
+    else if (!strcmp(argv[i], "--swizzle")) swizzle = true;
     else if (!strcmp(argv[i], "--burn") && i + 1 < argc) burn_s = atof(argv[++i]);
-    else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS)", argv[i]);
+    else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle)", argv[i]);
   }
   emit_device_record();
   Bufs b;
@@ -228,6 +265,8 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&b.probe, sizeof(ClockProbe)));
   if (burn_s > 0) {
     burn(b, burn_s);
+  } else if (swizzle) {
+    run_swizzle(b);
   } else {
     run_type<0>(b, quick);
     run_type<1>(b, quick);
