@@ -2,7 +2,8 @@
 //  - latency of one box (depth-1 ring, mbarrier wait), L2 hit and HBM miss, by box size/swizzle;
 //  - issue cost (back-to-back issues by one thread), plain and multicast (cluster of 2);
 //  - streaming throughput per SM (one CTA alone) and chip-wide (one CTA per SM), by box and swizzle,
-//    from an L2-resident tensor and streaming from HBM;
+//    from an L2-resident tensor and streaming from HBM; from HBM also with 1..96 SMs active and ring
+//    depth 2 / 4 / default (tma_hbm_sms);
 //  - multicast: a cluster of 2 needing the same 2-box tile per stage, loading it twice (plain) or
 //    each CTA loading one half multicast to both.
 // Usage: mb_tma [--quick]
@@ -337,6 +338,36 @@ static void bench_issue(Ctx& c) {
   CK(cudaFree(d));
 }
 
+// HBM streaming with part of the chip: 1..all SMs, ring depth 2 / 4 / the default (issue 8: skinny GEMMs keep
+// few SMs busy; mb_stream measured the same with 1D bulk copies). Records "tma_hbm_sms".
+static void bench_hbm_partial(Ctx& c, const CUtensorMap& m, int bytes, int def_stages, uint32_t inner, uint32_t outer,
+                              int nbx_log2, int nb, int swz) {
+  std::vector<int> depths = {2, 4};
+  if (def_stages > 4) depths.push_back(def_stages);
+  for (int stages : depths) {
+    if (stages > def_stages) continue;
+    const int smem = smem_request(stages * bytes + 8 * stages);
+    set_smem((const void*)tma_stream_kernel, smem);
+    for (int grid : {1, 4, 8, 16, 28, 32, 64, 96}) {
+      if (grid >= c.sms) continue;
+      const int iters = (int)std::min<size_t>(((size_t)256 << 20) / grid / bytes, 4096);
+      double ms = time_ms(3, [&] {
+        tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, 1, c.probe, c.cycles);
+      });
+      std::vector<unsigned long long> cyc(grid);
+      CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      ClockProbe p;
+      CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
+      std::vector<double> bpc;
+      for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+      Rec("tma_hbm_sms").num("swizzle", swz).num("box_inner", inner).num("box_outer", outer).num("box_bytes", bytes)
+          .num("stages", stages).num("ctas", grid).num("iters", iters).num("bytes_per_clock_per_sm", median(bpc))
+          .num("cycles_per_box", bytes / median(bpc)).num("chip_bytes_per_s", (double)iters * bytes * grid / (ms * 1e-3))
+          .num("sm_clock_hz", probe_hz(p)).emit();
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -345,7 +376,7 @@ static void bench_stream(Ctx& c) {
       const int bytes = (int)(inner * outer * 2);
       const int stages = std::max(2, std::min(8, (192 * 1024) / bytes));
       for (int mode = 0; mode < 2; ++mode) {
-        if (mode == 1 && swz != 128) continue;  // HBM streaming: one swizzle is enough
+        if (mode == 1 && swz != 128 && swz != 64) continue;  // HBM streaming: the wide and a narrow swizzle
         const Tensor2D& t = mode == 0 ? c.small : c.big;
         CUtensorMap m = make_map(t, inner, outer, swz);
         const int nbx_log2 = log2_exact(t.cols / inner, "boxes per row");
@@ -356,6 +387,7 @@ static void bench_stream(Ctx& c) {
         set_smem((const void*)tma_stream_kernel, smem);
         for (int grid : {1, c.sms}) {
           if (mode == 1 && grid == 1) continue;
+          if (mode == 1 && !g_quick) bench_hbm_partial(c, m, bytes, stages, inner, outer, nbx_log2, nb, swz);
           double ms = time_ms(g_quick ? 2 : 5, [&] {
             tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, mode, c.probe,
                                                   c.cycles);
@@ -378,7 +410,8 @@ static void bench_stream(Ctx& c) {
   }
 }
 
-// Bytes in flight: one CTA, 8 KB boxes (128B swizzle) from L2, ring depth 1..16.
+// Bytes in flight: one CTA alone, and one CTA on every SM (the loaded L2: latency = bytes in flight / rate),
+// 8 KB boxes (128B swizzle) from L2, ring depth 1..16.
 static void bench_depth(Ctx& c) {
   const uint32_t inner = 64, outer = 64;
   const int bytes = (int)(inner * outer * 2);
@@ -386,19 +419,27 @@ static void bench_depth(Ctx& c) {
   const int nbx_log2 = log2_exact(c.small.cols / inner, "boxes per row");
   const int nb = 1 << (nbx_log2 + log2_exact(c.small.rows / outer, "box rows"));
   const int iters = (int)(((size_t)(g_quick ? 4 : 16) << 20) / bytes);
-  for (int stages : {1, 2, 4, 8, 16}) {
-    const int smem = smem_request(stages * bytes + 8 * stages);
-    set_smem((const void*)tma_stream_kernel, smem);
-    std::vector<double> bpc;
-    for (int rep = 0; rep < 5; ++rep) {
-      tma_stream_kernel<<<1, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, 0, c.probe, c.cycles);
-      CK_LAUNCH();
-      unsigned long long cyc;
-      CK(cudaMemcpy(&cyc, c.cycles, sizeof cyc, cudaMemcpyDeviceToHost));
-      bpc.push_back((double)iters * bytes / (double)cyc);
+  for (int grid : {1, c.sms}) {
+    for (int stages : {1, 2, 3, 4, 8, 16}) {
+      if (grid == 1 && stages == 3) continue;   // the one-CTA sweep as before
+      const int smem = smem_request(stages * bytes + 8 * stages);
+      set_smem((const void*)tma_stream_kernel, smem);
+      std::vector<double> bpc;
+      for (int rep = 0; rep < 5; ++rep) {
+        tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, 0, c.probe, c.cycles);
+        CK_LAUNCH();
+        std::vector<unsigned long long> cyc(grid);
+        CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        std::vector<double> per;
+        for (auto x : cyc) per.push_back((double)iters * bytes / (double)x);
+        bpc.push_back(median(per));
+      }
+      Rec rec("tma_depth");
+      rec.num("stages", stages).num("box_bytes", bytes).num("bytes_in_flight", stages * bytes)
+          .num("iters", iters).num("bytes_per_clock_per_sm", median(bpc));
+      if (grid > 1) rec.num("ctas", grid).num("loaded_latency_cycles", stages * bytes / median(bpc));
+      rec.emit();
     }
-    Rec("tma_depth").num("stages", stages).num("box_bytes", bytes).num("bytes_in_flight", stages * bytes)
-        .num("iters", iters).num("bytes_per_clock_per_sm", median(bpc)).emit();
   }
 }
 
