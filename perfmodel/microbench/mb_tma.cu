@@ -5,7 +5,8 @@
 //    from an L2-resident tensor and streaming from HBM; from HBM also with 1..96 SMs active and ring
 //    depth 2 / 4 / default (tma_hbm_sms);
 //  - multicast: a cluster of 2 needing the same 2-box tile per stage, loading it twice (plain) or
-//    each CTA loading one half multicast to both.
+//    each CTA loading one half multicast to both; and the same with producer and consumer on separate
+//    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
 // Usage: mb_tma [--quick]
 #include "mb_common.cuh"
 
@@ -250,6 +251,57 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_stream_kernel(const __grid_cons
   cluster_sync();
 }
 
+// The same cluster-of-2 stream with the producer (warp 0) and the consumer (warp 1, which releases each stage
+// in both CTAs) on separate warps, so that the release's cross-CTA latency overlaps the loads: at 32 KB stages
+// every SM asks more of L2 than it can give, and delivered bytes plain vs multicast measure what a multicast
+// copy costs the L2 (tma_multicast_l2). cycles[] as above.
+__global__ void __cluster_dims__(2, 1, 1) tma_mc_split_kernel(const __grid_constant__ CUtensorMap m, int stages,
+                                                              int box_bytes, int iters, int outer, int nbx_log2,
+                                                              int ntiles, int mc, unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = aligned_base(raw), full = base + stages * 2 * box_bytes, empty = full + 8 * stages;
+  const uint32_t rank = cluster_rank();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 2); }
+    fence_mbar_init();
+    prefetch_map(&m);
+  }
+  cluster_sync();
+  const uint32_t cid = blockIdx.x / 2;
+  const int inner = 64;
+  long long t0 = clk();
+  if (threadIdx.x == 0) {            // producer
+    BoxWalk w{cid * 13u, 7u, (uint32_t)ntiles - 1, (1u << nbx_log2) - 1, (uint32_t)nbx_log2};
+    w.b &= w.mask;
+    Ring prod(stages);
+    for (int it = 0; it < iters; ++it, prod.next(), w.next()) {
+      const int s = prod.s;
+      if (prod.wrapped) mbar_wait(empty + 8 * s, prod.parity);
+      mbar_arrive_expect_tx(full + 8 * s, 2 * box_bytes);
+      int c0, c1;
+      w.coords(inner, 2 * outer, c0, c1);
+      const uint32_t dst = base + s * 2 * box_bytes;
+      if (mc) {
+        tma_load_mc(dst + rank * box_bytes, &m, c0, c1 + (int)rank * outer, full + 8 * s, (uint16_t)3);
+      } else {
+        tma_load(dst, &m, c0, c1, full + 8 * s);
+        tma_load(dst + box_bytes, &m, c0, c1 + outer, full + 8 * s);
+      }
+    }
+  } else if (threadIdx.x == 32) {    // consumer: wait full, release the stage in both CTAs
+    int cs = 0;
+    uint32_t cpar = 0;
+    for (int it = 0; it < iters; ++it) {
+      mbar_wait(full + 8 * cs, cpar);
+      mbar_arrive_cluster(empty + 8 * cs, 0);
+      mbar_arrive_cluster(empty + 8 * cs, 1);
+      if (++cs == stages) { cs = 0; cpar ^= 1; }
+    }
+    cycles[blockIdx.x] = clk() - t0;
+  }
+  cluster_sync();
+}
+
 // ---------------------------------------------------------------- host benchmarks
 struct Ctx {
   int sms;
@@ -476,6 +528,41 @@ static void bench_multicast(Ctx& c) {
   }
 }
 
+// What a multicast copy costs the L2 (issue 8): clusters of 2 on every SM, 2 boxes of 64 x `outer` bf16 per
+// stage from an L2-resident tensor, plain (each CTA loads both) or multicast (each loads one for both).
+static void bench_multicast_l2(Ctx& c) {
+  const uint32_t inner = 64;
+  const int grid_all = c.sms / 2 * 2;
+  for (uint32_t outer : {64u, 128u}) {
+    const int box = (int)(inner * outer * 2), stages = outer == 64 ? 8 : 6;
+    const int smem = smem_request(stages * 2 * box + 16 * stages);
+    set_smem((const void*)tma_mc_split_kernel, smem);
+    CUtensorMap m = make_map(c.small, inner, outer, 128);
+    const int nbx_log2 = log2_exact(c.small.cols / inner, "boxes per row");
+    const int ntiles = 1 << (nbx_log2 + log2_exact(c.small.rows / (2 * outer), "tile rows"));
+    const int iters = (int)(((size_t)(g_quick ? 4 : 32) << 20) / (2 * box));
+    for (int grid : {2, grid_all}) {
+      double rate[2];
+      for (int mc = 0; mc < 2; ++mc) {
+        double ms = time_ms(g_quick ? 2 : 5, [&] {
+          tma_mc_split_kernel<<<grid, 64, smem>>>(m, stages, box, iters, outer, nbx_log2, ntiles, mc, c.cycles);
+        });
+        std::vector<unsigned long long> cyc(grid);
+        CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        std::vector<double> bpc;
+        for (auto x : cyc) bpc.push_back(2.0 * iters * box / (double)x);
+        rate[mc] = median(bpc);
+        Rec("tma_multicast_l2").num("multicast", mc).num("box_bytes", box).num("stages", stages).num("ctas", grid)
+            .num("iters", iters).num("delivered_bytes_per_clock_per_sm", rate[mc])
+            .num("delivered_chip_bytes_per_s", 2.0 * iters * box * grid / (ms * 1e-3)).num("ms", ms).emit();
+      }
+      // L2-bound plain: delivered = B; multicast reads half the bytes plus c per extra copy: delivered = 2B/(1 + c)
+      Rec("tma_multicast_l2_cost").num("box_bytes", box).num("ctas", grid).num("speedup", rate[1] / rate[0])
+          .num("extra_copy_cost", 2.0 * rate[0] / rate[1] - 1.0).emit();
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
@@ -502,5 +589,6 @@ int main(int argc, char** argv) {
   bench_stream(c);
   bench_depth(c);
   bench_multicast(c);
+  bench_multicast_l2(c);
   return 0;
 }
