@@ -174,10 +174,7 @@ def _tune_triton(args, hw, problem, clock=None) -> int:
     knobs = load_triton_space(args.space)
     if hw.arch is not Arch.SM90A:
         raise SearchError(f"the {args.kernel} family is modelled on sm_90a only ({hw.name} is {hw.arch.value})")
-    from ..sim.clock import Regime
-    clock_hz = None if clock is None or clock.regime is Regime.SUSTAINED else \
-        (hw.clock.boost_hz if clock.regime is Regime.BOOST else clock.hz)
-    df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel, clock_hz=clock_hz)
+    df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel, clock=clock)
     legal = df[df["pred_ms"].apply(math.isfinite)]
     top = legal.head(args.top)
     rows = [{"rank": i + 1, "pred_ms": float(r.pred_ms), "pred_tflops": float(r.pred_tflops),

@@ -74,13 +74,14 @@ class Ranked:
 
 
 def predict_knobs(problem: GemmProblem, hw: HardwareSpec, knobs: TritonKnobs, kernel: str = "triton-tma",
-                  clock_hz: float | None = None) -> Ranked:
-    """One Triton config's prediction; an illegal or unmodelled one gets time inf and the reason."""
+                  clock_hz: float | None = None, clock=None) -> Ranked:
+    """One Triton config's prediction; an illegal or unmodelled one gets time inf and the reason. ``clock``
+    (boost, sustained, MHz or a sim.clock.ClockRegime) and ``clock_hz`` are predict()'s."""
     from ..prediction.predict import predict
     fam = _family(kernel)
     try:
         cfg = fam.config(problem, hw, knobs)
-        p = predict(problem, cfg, hw, family=fam, clock_hz=clock_hz)
+        p = predict(problem, cfg, hw, family=fam, clock=clock, clock_hz=clock_hz)
     except (IllegalConfigError, ConfigError) as exc:
         return Ranked(knobs, math.inf, 0.0, "illegal", "", str(exc).splitlines()[0])
     if p.deadlock:
@@ -134,7 +135,7 @@ def _knobs_of(c: Any, names: Mapping[str, str] | None) -> TritonKnobs:
 
 def rank(configs: Iterable[Any], M: int, N: int, K: int, *, gpu: str | HardwareSpec = "h100-sxm",
          dtype: str = "bf16", kernel: str = "triton-tma", names: Mapping[str, str] | None = None,
-         clock_hz: float | None = None):
+         clock_hz: float | None = None, clock=None):
     """Configurations (``triton.Config`` objects, dicts of kwargs or TritonKnobs), best predicted first:
     a DataFrame with the block sizes, GROUP_M, num_warps, num_stages, predicted ms and TFLOP/s, the
     bottleneck, the reason a config is refused, and the input object under ``config``."""
@@ -144,7 +145,7 @@ def rank(configs: Iterable[Any], M: int, N: int, K: int, *, gpu: str | HardwareS
     rows = []
     for c in configs:
         kn = _knobs_of(c, names)
-        r = predict_knobs(problem, hw, kn, kernel, clock_hz)
+        r = predict_knobs(problem, hw, kn, kernel, clock_hz, clock)
         rows.append({"BLOCK_M": kn.block_m, "BLOCK_N": kn.block_n, "BLOCK_K": kn.block_k, "GROUP_M": kn.group_m,
                      "num_warps": kn.num_warps, "num_stages": kn.num_stages, "pred_ms": r.time_ms,
                      "pred_tflops": r.tflops, "bottleneck": r.bottleneck, "reason": r.reason,

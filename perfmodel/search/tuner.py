@@ -293,17 +293,21 @@ def _grid_next(run: _Run, order: list[dict], start: int) -> tuple[dict | None, i
 
 
 def _enumerate_legal(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, limit: int,
-                     stop_above: int | None, kernel_rules: bool) -> list[dict] | None:
-    """Every legal point when the raw space has at most ``limit`` points and (if given) at most
-    ``stop_above`` of them are legal; else None (counting stops as soon as that is known)."""
+                     stop_above: int | None, kernel_rules: bool) -> list[tuple[dict, KernelConfig]] | None:
+    """(params, config) of every legal point when the raw space has at most ``limit`` points and (if given)
+    at most ``stop_above`` of them are legal; else None (counting stops as soon as that is known)."""
     if space.size() > limit:
         return None
     out = []
-    for params, _ in space.enumerate(problem, hw, legal_only=True, kernel_rules=kernel_rules):
-        out.append(params)
+    for item in space.enumerate(problem, hw, legal_only=True, kernel_rules=kernel_rules):
+        out.append(item)
         if stop_above is not None and len(out) > stop_above:
             return None
     return out
+
+
+def _params(items: list | None) -> list[dict] | None:
+    return None if items is None else [params for params, _ in items]
 
 
 def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_trials: int | None = None,
@@ -358,22 +362,22 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
     scored = region = None
     if sampler == "auto":
         from .region import best_region, score
-        legal_items = _enumerate_legal_items(space, problem, hw, AUTO_ENUMERATE_LIMIT, EXHAUSTIVE_LIMIT, kernel_rules)
+        legal_items = _enumerate_legal(space, problem, hw, AUTO_ENUMERATE_LIMIT, EXHAUSTIVE_LIMIT, kernel_rules)
         if legal_items is not None:
             scored = sorted(score(legal_items, problem, hw, regime, jobs=jobs), key=lambda x: x.rank_key())
-            legal = [p for p, _ in legal_items]
+            legal = _params(legal_items)
         else:
             region = best_region(space, problem, hw, regime, kernel_rules=kernel_rules, jobs=jobs,
                                  max_configurations=max_region)
             scored, legal = region.scored, None
     elif sampler == "grid":
-        legal = _enumerate_legal(space, problem, hw, GRID_LIMIT, None, kernel_rules)
+        legal = _params(_enumerate_legal(space, problem, hw, GRID_LIMIT, None, kernel_rules))
         if legal is None:
             raise SearchError(f"the space has {space.size()} points, too many for --sampler grid "
                               f"(limit {GRID_LIMIT}); narrow it with --set KNOB=V1,V2")
     else:
         limit = min(GRID_LIMIT, max(AUTO_ENUMERATE_LIMIT, 4 * wanted))   # counting costs < the trials would
-        legal = _enumerate_legal(space, problem, hw, limit, wanted, kernel_rules)
+        legal = _params(_enumerate_legal(space, problem, hw, limit, wanted, kernel_rules))
     exhaustive = legal is not None if region is None else region.exhaustive
     if objective is None:   # the default regime calls default_objective as it stands (tests replace it)
         objective = default_objective if regime.regime is Regime.SUSTAINED else \
@@ -424,20 +428,6 @@ class _Lookup:
         return SimpleNamespace(tflops=s.tflops, deadlock=s.deadlock, reason=s.reason, cycles=s.cycles,
                                time_s=s.time_s, bottleneck=s.bottleneck,
                                analytic=SimpleNamespace(tflops=s.analytic_tflops))
-
-
-def _enumerate_legal_items(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, limit: int, stop_above: int,
-                           kernel_rules: bool) -> list | None:
-    """(params, config) of every legal point when the raw space has at most ``limit`` points and at most
-    ``stop_above`` are legal; else None."""
-    if space.size() > limit:
-        return None
-    out = []
-    for item in space.enumerate(problem, hw, legal_only=True, kernel_rules=kernel_rules):
-        out.append(item)
-        if len(out) > stop_above:
-            return None
-    return out
 
 
 def _ask(study: optuna.Study, dists: dict, base: optuna.samplers.BaseSampler, fixed: dict | None):
