@@ -18,32 +18,24 @@ change the model on the calibration shapes only.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import pathlib
 import sys
-import tomllib
 
 import pandas as pd
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _datasets import split_datasets  # noqa: E402
 from perfmodel import load_hardware, make_problem  # noqa: E402
 from perfmodel.calibration.stats import spearman  # noqa: E402
 from perfmodel.families.cublaslt import CublasLtAlgo  # noqa: E402
 from perfmodel.interop.cublaslt import predict_algo  # noqa: E402
 
-GPU_BY_NAME = {"NVIDIA H100 80GB HBM3": "h100-sxm", "NVIDIA H200": "h200"}
 TOP_K = 4
 TIE = 0.01      # run-to-run noise of one timing (data/cublaslt/README.md: 1-2% differences are noise)
-
-
-def load(path: pathlib.Path) -> tuple[dict, pd.DataFrame]:
-    lines = path.read_text().splitlines()
-    head = json.loads(lines[0])["header"]
-    rows = [json.loads(ln) for ln in lines[1:] if ln.strip()]
-    return head, pd.DataFrame([r for r in rows if r.get("kind") == "config"])
 
 
 def row_clock(r, hw, mode: str):
@@ -102,17 +94,9 @@ def main() -> int:
     ap.add_argument("--file", default=None)
     ap.add_argument("--clock", choices=["measured", "boost"], default="measured")
     args = ap.parse_args()
-    split = tomllib.loads((ROOT / "configs/splits/cublaslt.toml").read_text())["split"]
-    files = [pathlib.Path(args.file).resolve()] if args.file else sorted((ROOT / "data/cublaslt").glob("*_cublaslt.jsonl"))
     pd.set_option("display.width", 250)
-    for f in files:
-        head, df = load(f)
-        gpu = GPU_BY_NAME.get(head["gpu_name"], "h100-sxm")
-        df["shape"] = [f"{m}x{n}x{k}" for m, n, k in zip(df.m, df.n, df.k)]
-        if args.split != "all":
-            df = df[df["shape"].isin(split[args.split])]
-        if df.empty:
-            continue
+    for f, head, gpu, df in split_datasets("configs/splits/cublaslt.toml", "data/cublaslt/*_cublaslt.jsonl",
+                                           args.split, args.file, keep=lambda r: r.get("kind") == "config"):
         res = per_problem(predicted(df, gpu, args.clock))
         clock = ("each row at its measured SM clock (nvidia-smi mean while it ran; boost "
                  f"{load_hardware(gpu).clock.boost_hz / 1e6:.0f} MHz where unsampled)" if args.clock == "measured"

@@ -12,30 +12,22 @@ change the model on the calibration shapes only.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import pathlib
 import sys
-import tomllib
 
 import pandas as pd
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _datasets import split_datasets  # noqa: E402
 from perfmodel import load_hardware, make_problem  # noqa: E402
 from perfmodel.calibration.stats import spearman  # noqa: E402
 from perfmodel.families import TritonKnobs  # noqa: E402
 from perfmodel.interop.triton import predict_knobs  # noqa: E402
 
-GPU_BY_NAME = {"NVIDIA H100 80GB HBM3": "h100-sxm", "NVIDIA H200": "h200"}
-
-
-def load(path: pathlib.Path) -> tuple[dict, pd.DataFrame]:
-    lines = path.read_text().splitlines()
-    head = json.loads(lines[0])["header"]
-    rows = [json.loads(ln) for ln in lines[1:] if ln.strip()]
-    return head, pd.DataFrame(rows)
 
 
 def predicted(df: pd.DataFrame, gpu: str, clock: str = "boost") -> pd.DataFrame:
@@ -76,16 +68,8 @@ def main() -> int:
     ap.add_argument("--split", choices=["calibration", "held_out", "all"], default="calibration")
     ap.add_argument("--file", default=None)
     args = ap.parse_args()
-    split = tomllib.loads((ROOT / "configs/splits/triton.toml").read_text())["split"]
-    files = [pathlib.Path(args.file).resolve()] if args.file else sorted((ROOT / "data/triton").glob("*_triton.jsonl"))
-    for f in files:
-        head, df = load(f)
-        gpu = GPU_BY_NAME.get(head["gpu_name"], "h100-sxm")
-        df["shape"] = [f"{m}x{n}x{k}" for m, n, k in zip(df.m, df.n, df.k)]
-        if args.split != "all":
-            df = df[df["shape"].isin(split[args.split])]
-        if df.empty:
-            continue
+    for f, head, gpu, df in split_datasets("configs/splits/triton.toml", "data/triton/*_triton.jsonl", args.split,
+                                           args.file):
         res = per_shape(predicted(df, gpu))
         pd.set_option("display.width", 200)
         print(f"\n{f.relative_to(ROOT)} ({head['gpu_name']}, Triton {head['triton']}), split: {args.split}, "
