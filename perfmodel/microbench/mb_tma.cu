@@ -3,17 +3,18 @@
 //  - issue cost (back-to-back issues by one thread), plain and multicast (cluster of 2);
 //  - streaming throughput per SM (one CTA alone) and chip-wide (one CTA per SM), by box and swizzle,
 //    from an L2-resident tensor and streaming from HBM; from HBM also with 1..96 SMs active and ring
-//    depth 2 / 4 / default (tma_hbm_sms);
+//    depth 2 / 4 / default (tma_hbm_sms), and in a GEMM operand's panel pattern (tma_hbm_panel);
 //  - multicast: a cluster of 2 needing the same 2-box tile per stage, loading it twice (plain) or
 //    each CTA loading one half multicast to both; and the same with producer and consumer on separate
 //    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
-// Usage: mb_tma [--quick]
+// Usage: mb_tma [--quick] [--panel-only]
 #include "mb_common.cuh"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
 static bool g_quick = false;
+static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 
 // ---------------------------------------------------------------- host: tensor maps
 static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
@@ -127,6 +128,8 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
 
 // Ring of `stages` boxes fed by one thread. mode 0: boxes of a small (L2-resident) tensor;
 // mode 1: every box of a large tensor read once across the grid (HBM stream). nb = boxes (2^k).
+// mode 2: a GEMM operand's panel walk from HBM: CTA g reads row panel g, g + grid, ... (`outer` rows each)
+// box by box along the row (nb = boxes per panel row, any count), as a K-major B operand is read.
 __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
                                   int inner, int outer, int nbx_log2, int nb, int mode, ClockProbe* probe,
                                   unsigned long long* cycles) {
@@ -148,7 +151,12 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
     if (r.wrapped) mbar_wait(bar, r.parity);
     mbar_arrive_expect_tx(bar, box_bytes);
     int c0, c1;
-    w.coords(inner, outer, c0, c1);
+    if (mode == 2) {
+      c0 = (it % nb) * inner;
+      c1 = (int)(blockIdx.x + gridDim.x * (uint32_t)(it / nb)) * outer;
+    } else {
+      w.coords(inner, outer, c0, c1);
+    }
     tma_load(base + r.s * box_bytes, &m, c0, c1, bar);
   }
   for (int k = 0; k < stages; ++k, r.next()) mbar_wait(bars + 8 * r.s, r.parity);  // drain (iters >= stages)
@@ -420,6 +428,50 @@ static void bench_hbm_partial(Ctx& c, const CUtensorMap& m, int bytes, int def_s
   }
 }
 
+// The same HBM stream in a GEMM's pattern (mode 2): each CTA walks its own panel of `outer` rows along a row of
+// `pitch_elems` bf16 (pitch = K x 2 bytes of a K-major operand), 128-byte box rows (128B swizzle), with 32..all
+// SMs and ring depth 2..6. Against tma_hbm_sms (consecutive CTAs read adjacent boxes of one row band) this shows
+// what the panel pattern costs HBM. Records "tma_hbm_panel".
+static void bench_hbm_panel(Ctx& c) {
+  const uint32_t inner = 64;
+  for (uint64_t pitch : {4096ull, 8192ull, 28672ull}) {
+    const uint64_t rows = ((uint64_t)c.big.rows * c.big.cols) / pitch;   // the same 1 GiB, another row pitch
+    const Tensor2D t = {c.big.base, rows, pitch};
+    const int nb = (int)(pitch / inner);
+    for (uint32_t outer : {128u, 256u}) {
+      CUtensorMap m = make_map(t, inner, outer, 128);
+      const int bytes = (int)(inner * outer * 2);
+      const int panels = (int)(rows / outer);
+      for (int stages : {2, 4, 6}) {
+        if (stages * bytes > 200 * 1024) continue;
+        const int smem = smem_request(stages * bytes + 8 * stages);
+        set_smem((const void*)tma_stream_kernel, smem);
+        for (int grid : {32, 64, 128, c.sms}) {
+          if (grid > c.sms || grid > panels) continue;
+          const int per_cta = panels / grid;                 // whole panels per CTA, each byte read once per launch
+          const int iters = (int)std::min<int64_t>((int64_t)per_cta * nb, ((int64_t)256 << 20) / grid / bytes);
+          if (iters < stages) continue;
+          c.flush();
+          double ms = time_ms(3, [&] {
+            tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, 0, nb, 2, c.probe, c.cycles);
+          });
+          std::vector<unsigned long long> cyc(grid);
+          CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+          ClockProbe p;
+          CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
+          std::vector<double> bpc;
+          for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+          Rec("tma_hbm_panel").num("pitch_bytes", (double)pitch * 2).num("box_inner", inner).num("box_outer", outer)
+              .num("box_bytes", bytes).num("stages", stages).num("ctas", grid).num("iters", iters)
+              .num("bytes_per_clock_per_sm", median(bpc)).num("cycles_per_box", bytes / median(bpc))
+              .num("chip_bytes_per_s", (double)iters * bytes * grid / (ms * 1e-3)).num("sm_clock_hz", probe_hz(p))
+              .emit();
+        }
+      }
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -566,7 +618,8 @@ static void bench_multicast_l2(Ctx& c) {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
-    else die("unknown argument %s (usage: mb_tma [--quick])", argv[i]);
+    else if (!strcmp(argv[i], "--panel-only")) g_panel_only = true;
+    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -584,11 +637,13 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.sink, 4));
   CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
+  if (g_panel_only) { bench_hbm_panel(c); return 0; }
   bench_latency(c);
   bench_issue(c);
   bench_stream(c);
   bench_depth(c);
   bench_multicast(c);
   bench_multicast_l2(c);
+  bench_hbm_panel(c);
   return 0;
 }
