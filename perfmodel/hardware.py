@@ -146,9 +146,10 @@ class TmaSection:
     l2_efficiency_128b: float = _f(0.05, 1.5)
     l2_efficiency_64b: float = _f(0.05, 1.5)
     l2_efficiency_32b: float = _f(0.05, 1.5)
-    hbm_miss_latency_cycles: float = _f(0, 10000)   # extra latency of a box that misses L2 (from HBM)
-    # cycles one SM's TMA unit is held by each copy whose bytes come from HBM (absent: no such limit)
-    hbm_copy_cycles: float = _f(0, 100000, optional=True)
+    hbm_miss_latency_cycles: float = _f(0, 10000)   # extra latency of a box that misses L2 (from HBM), at boost
+    # loaded HBM latency: a miss waits hbm_queue_ns x u / (1 - u) more at HBM utilization u (absent: no queueing
+    # below saturation; sim/pipeline.py)
+    hbm_queue_ns: float = _f(0, 100000, optional=True)
     # Row pitch / address alignment (perfmodel/sim/memory.py; absent: every row costs as if line-aligned).
     # A box row is one L2 request per line it touches, plus a head/tail request when it starts/ends mid-sector.
     sector_bytes: int = _f(1, 1024, int, optional=True)      # L2 sector (granule of a request's data)

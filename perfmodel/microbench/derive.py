@@ -333,3 +333,35 @@ def rounded(key: str, value: float) -> float | int:
 
 __all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product_of", "split_for_target",
            "PRODUCT_SECTIONS"]
+
+
+# tma.hbm_queue_ns: the loaded HBM latency of tensor-map boxes (issue 8). Points of mb_tma tma_hbm_sms /
+# tma_hbm_panel whose ring is short enough to be latency-bound (<= 4 stages, not at the issue floor) and whose
+# chip HBM utilization u (chip bytes/s over the model's achievable HBM bandwidth) lies in [0.2, 0.85], the range
+# sim/pipeline.py applies the term over (HBM_QUEUE_MAX_UTILIZATION).
+QUEUE_FIT_UTILIZATION = (0.2, 0.85)
+
+
+def hbm_queue_ns(records: list[dict], hbm_bytes_per_s: float, latency_cycles: float, miss_latency_cycles: float,
+                 tma_bytes_per_clock: float) -> tuple[float, int, float] | None:
+    """(queue ns, points, rms residual ns): least squares through the origin of the extra latency per box over
+    the model's unloaded figure (tma.latency_cycles + tma.hbm_miss_latency_cycles + box bytes at the SM's TMA
+    rate), against u / (1 - u). Per box in flight: stages x box bytes / per-SM bytes per clock (Little's law).
+    None without such points."""
+    pts = []
+    for r in records:
+        if r.get("bench") not in ("tma_hbm_sms", "tma_hbm_panel") or r["stages"] > 4:
+            continue
+        if r["cycles_per_box"] < 250 or not r.get("sm_clock_hz"):
+            continue
+        u = r["chip_bytes_per_s"] / hbm_bytes_per_s
+        if not QUEUE_FIT_UTILIZATION[0] <= u <= QUEUE_FIT_UTILIZATION[1]:
+            continue
+        loaded = r["stages"] * r["box_bytes"] / r["bytes_per_clock_per_sm"]
+        unloaded = latency_cycles + miss_latency_cycles + r["box_bytes"] / tma_bytes_per_clock
+        pts.append(((loaded - unloaded) / r["sm_clock_hz"] * 1e9, u / (1.0 - u)))
+    if not pts:
+        return None
+    q = sum(e * x for e, x in pts) / sum(x * x for _, x in pts)
+    rms = (sum((e - q * x) ** 2 for e, x in pts) / len(pts)) ** 0.5
+    return q, len(pts), rms

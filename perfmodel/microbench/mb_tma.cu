@@ -2,12 +2,12 @@
 //  - latency of one box (depth-1 ring, mbarrier wait), L2 hit and HBM miss, by box size/swizzle;
 //  - issue cost (back-to-back issues by one thread), plain and multicast (cluster of 2);
 //  - streaming throughput per SM (one CTA alone) and chip-wide (one CTA per SM), by box and swizzle,
-//    from an L2-resident tensor and streaming from HBM; from HBM also with 1..96 SMs active and ring
+//    from an L2-resident tensor (boxes spread, and in a GEMM stage's row order) and streaming from HBM; from HBM also with 1..96 SMs active and ring
 //    depth 2 / 4 / default (tma_hbm_sms), and in a GEMM operand's panel pattern (tma_hbm_panel);
 //  - multicast: a cluster of 2 needing the same 2-box tile per stage, loading it twice (plain) or
 //    each CTA loading one half multicast to both; and the same with producer and consumer on separate
 //    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
-// Usage: mb_tma [--quick] [--panel-only]
+// Usage: mb_tma [--quick] [--panel-only] [--stream-only]
 #include "mb_common.cuh"
 
 #include <cuda.h>
@@ -15,6 +15,7 @@
 
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
+static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 
 // ---------------------------------------------------------------- host: tensor maps
 static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
@@ -128,6 +129,8 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
 
 // Ring of `stages` boxes fed by one thread. mode 0: boxes of a small (L2-resident) tensor;
 // mode 1: every box of a large tensor read once across the grid (HBM stream). nb = boxes (2^k).
+// mode 3: as mode 0 but each CTA takes consecutive boxes along a row band (step 1), as a GEMM stage loads the
+// boxes of one k-block: narrow (64/32-byte) boxes issued back to back then share 128-byte lines.
 // mode 2: a GEMM operand's panel walk from HBM: CTA g reads row panel g, g + grid, ... (`outer` rows each)
 // box by box along the row (nb = boxes per panel row, any count), as a K-major B operand is read.
 __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
@@ -141,7 +144,8 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
   prefetch_map(&m);
   const bool lead = blockIdx.x == 0;
   if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
-  BoxWalk w{mode == 0 ? blockIdx.x * 13u : blockIdx.x, mode == 0 ? 7u : gridDim.x, (uint32_t)nb - 1,
+  BoxWalk w{mode == 0 ? blockIdx.x * 13u : mode == 3 ? blockIdx.x * 104u : blockIdx.x,
+            mode == 0 ? 7u : mode == 3 ? 1u : gridDim.x, (uint32_t)nb - 1,
             (1u << nbx_log2) - 1, (uint32_t)nbx_log2};
   w.b &= w.mask;
   Ring r(stages);
@@ -479,18 +483,18 @@ static void bench_stream(Ctx& c) {
       const uint32_t inner = inner_for(swz);
       const int bytes = (int)(inner * outer * 2);
       const int stages = std::max(2, std::min(8, (192 * 1024) / bytes));
-      for (int mode = 0; mode < 2; ++mode) {
+      for (int mode : {0, 1, 3}) {
         if (mode == 1 && swz != 128 && swz != 64) continue;  // HBM streaming: the wide and a narrow swizzle
-        const Tensor2D& t = mode == 0 ? c.small : c.big;
+        const Tensor2D& t = mode == 1 ? c.big : c.small;
         CUtensorMap m = make_map(t, inner, outer, swz);
         const int nbx_log2 = log2_exact(t.cols / inner, "boxes per row");
         const int nb = 1 << (nbx_log2 + log2_exact(t.rows / outer, "box rows"));
-        const size_t total = mode == 0 ? ((size_t)(g_quick ? 4 : 32) << 20) : ((size_t)1 << 30) / c.sms;
+        const size_t total = mode != 1 ? ((size_t)(g_quick ? 4 : 32) << 20) : ((size_t)1 << 30) / c.sms;
         const int iters = (int)(total / bytes);
         const int smem = smem_request(stages * bytes + 8 * stages);
         set_smem((const void*)tma_stream_kernel, smem);
         for (int grid : {1, c.sms}) {
-          if (mode == 1 && grid == 1) continue;
+          if (mode != 0 && grid == 1) continue;
           if (mode == 1 && !g_quick) bench_hbm_partial(c, m, bytes, stages, inner, outer, nbx_log2, nb, swz);
           double ms = time_ms(g_quick ? 2 : 5, [&] {
             tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, mode, c.probe,
@@ -503,7 +507,7 @@ static void bench_stream(Ctx& c) {
           std::vector<double> bpc;
           for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
           const double bps = (double)iters * bytes * grid / (ms * 1e-3);
-          Rec("tma_stream").str("source", mode == 0 ? "l2" : "hbm").num("swizzle", swz).num("box_inner", inner)
+          Rec("tma_stream").str("source", mode == 0 ? "l2" : mode == 3 ? "l2_row_order" : "hbm").num("swizzle", swz).num("box_inner", inner)
               .num("box_outer", outer).num("box_bytes", bytes).num("stages", stages).num("ctas", grid)
               .num("iters", iters).num("bytes_per_clock_per_sm", median(bpc))
               .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
@@ -619,7 +623,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--panel-only")) g_panel_only = true;
-    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only])", argv[i]);
+    else if (!strcmp(argv[i], "--stream-only")) g_stream_only = true;
+    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -638,6 +643,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
+  if (g_stream_only) { bench_stream(c); return 0; }
   bench_latency(c);
   bench_issue(c);
   bench_stream(c);

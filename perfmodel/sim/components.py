@@ -167,6 +167,9 @@ class SharedServer(Server):
     def reserve(self, t: float, amount: float) -> float:
         if amount <= 0:
             return t
+        # a burst draws on bandwidth the other SMs leave free: they are like this one, so when it has used a
+        # share u of its rate so far the chip has 1 - u free, and a burst runs at most at rate / u
+        u = self.busy / t if t > 0 else 0.0
         self.busy += amount / self.rate
         t_tokens = self.t_tokens
         if t > t_tokens:
@@ -178,7 +181,7 @@ class SharedServer(Server):
             tokens, start = self.tokens, t_tokens
         if tokens >= amount:
             self.tokens, self.t_tokens = tokens - amount, start
-            return start
+            return start + amount * (u if u < 1.0 else 1.0) / self.rate
         finish = start + (amount - tokens) / self.rate
         self.tokens, self.t_tokens = 0.0, finish
         return finish

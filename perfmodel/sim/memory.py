@@ -42,6 +42,15 @@ class Traffic:
     hbm_read_bytes_per_stage: float  # one CTA, one k-block (average over the kernel)
     wave_working_set_bytes: float    # full-K panels of one full wave
     reuse: str                       # "all-fit", "wave-fit", "k-window" or "none"
+    a_miss_fraction: float = 0.0     # share of A's (and of B's) L2 reads that come from HBM: a stage waits
+    b_miss_fraction: float = 0.0     # for HBM when any of its boxes does
+
+    @property
+    def stage_miss_probability(self) -> float:
+        """Share of the stages that wait for an L2 miss: a stage has landed when its last box has, so it
+        waits for HBM when its A or its B box does (each operand's boxes of one stage hit or miss
+        together: one K-slab of one panel)."""
+        return 1.0 - (1.0 - self.a_miss_fraction) * (1.0 - self.b_miss_fraction)
 
 
 def multicast_factors(cfg: KernelConfig) -> tuple[int, int]:
@@ -210,54 +219,69 @@ def _panel_bytes(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]
     return a, b
 
 
-def _wave_new_bytes(sched, cfg, wave, pa, pb, l2, prev) -> tuple[float, tuple]:
+def _wave_new_bytes(sched, cfg, wave, pa, pb, l2, prev) -> tuple[tuple[float, float], tuple]:
+    """HBM bytes of A and of B that one wave reads (its panels the previous wave left in L2 are free)."""
     a, b = wave_panels(sched, cfg.raster, cfg.group_size, wave)
-    ws = len(a) * pa + len(b) * pb
     if prev is not None:
         pa_prev, pb_prev = prev
         union = len(a | pa_prev) * pa + len(b | pb_prev) * pb
         if union <= l2:
-            return len(a - pa_prev) * pa + len(b - pb_prev) * pb, (a, b)
-    return ws, (a, b)
+            return (len(a - pa_prev) * pa, len(b - pb_prev) * pb), (a, b)
+    return (len(a) * pa, len(b) * pb), (a, b)
 
 
 def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Schedule) -> Traffic:
     k_iters = math.ceil(problem.k / cfg.tile_k)
     mc_a, mc_b = multicast_factors(cfg)
-    l2_stage = a_stage_bytes(problem, cfg) / mc_a + b_stage_bytes(problem, cfg) / mc_b \
-        + scale_stage_bytes(problem, cfg)
+    sf = scale_stage_bytes(problem, cfg)
+    l2_a = a_stage_bytes(problem, cfg) / mc_a + sf / 2
+    l2_b = b_stage_bytes(problem, cfg) / mc_b + sf / 2
     pa, pb = _panel_bytes(problem, cfg)
     write = problem.m * problem.n * problem.out_dtype.bits / 8 * problem.batch
-    compulsory = problem.min_hbm_bytes - problem.m * problem.n * problem.out_dtype.bits // 8 * problem.batch
     l2 = hw.l2.size_bytes
     a0, b0 = wave_panels(sched, cfg.raster, cfg.group_size, 0)
     ws = len(a0) * pa + len(b0) * pb
     window = ws * min(1.0, cfg.stages * cfg.tile_k / problem.k)
     cta_stages = sched.n_tiles * cfg.cluster_size * k_iters
     if pa * sched.tiles_m * sched.batch + pb * sched.tiles_n * sched.batch <= l2:
-        read, reuse = float(compulsory), "all-fit"
+        # each byte crosses HBM once: A (and its scale factors) once, B once
+        read_a, reuse = float(_a_bytes(problem)), "all-fit"
+        read_b = float(problem.min_hbm_bytes - problem.m * problem.n * problem.out_dtype.bits // 8 * problem.batch
+                       - _a_bytes(problem))
     elif window > l2:
-        read, reuse = l2_stage * cta_stages, "none"   # no reuse beyond the cluster's multicast
+        read_a, read_b, reuse = l2_a * cta_stages, l2_b * cta_stages, "none"   # no reuse beyond multicast
     else:
-        read, reuse = _sampled_wave_reads(sched, cfg, pa, pb, l2), ("wave-fit" if ws <= l2 else "k-window")
-    return Traffic(hbm_read_bytes=read, hbm_write_bytes=write, l2_read_bytes_per_stage=l2_stage,
-                   hbm_read_bytes_per_stage=read / cta_stages, wave_working_set_bytes=ws, reuse=reuse)
+        (read_a, read_b), reuse = (_sampled_wave_reads(sched, cfg, pa, pb, l2),
+                                   "wave-fit" if ws <= l2 else "k-window")
+    read = read_a + read_b
+    return Traffic(hbm_read_bytes=read, hbm_write_bytes=write, l2_read_bytes_per_stage=l2_a + l2_b,
+                   hbm_read_bytes_per_stage=read / cta_stages, wave_working_set_bytes=ws, reuse=reuse,
+                   a_miss_fraction=min(read_a / (l2_a * cta_stages), 1.0) if l2_a > 0 else 0.0,
+                   b_miss_fraction=min(read_b / (l2_b * cta_stages), 1.0) if l2_b > 0 else 0.0)
 
 
-def _sampled_wave_reads(sched: Schedule, cfg: KernelConfig, pa: float, pb: float, l2: float) -> float:
+def _a_bytes(problem: GemmProblem) -> int:
+    """A's share of problem.min_hbm_bytes (the compulsory traffic)."""
+    return problem.operand_bytes(problem.a_dtype, problem.m * problem.k) // (2 if problem.sparse_a else 1) * problem.batch
+
+
+def _sampled_wave_reads(sched: Schedule, cfg: KernelConfig, pa: float, pb: float, l2: float) -> tuple[float, float]:
+    """HBM bytes of A and of B over the kernel's waves (at most _SAMPLED_WAVES of them evaluated)."""
     if sched.waves <= _SAMPLED_WAVES:
-        total, prev = 0.0, None
+        ta = tb = 0.0
+        prev = None
         for w in range(sched.waves):
-            new, prev = _wave_new_bytes(sched, cfg, w, pa, pb, l2, prev)
-            total += new
-        return total
-    first, prev = _wave_new_bytes(sched, cfg, 0, pa, pb, l2, None)
-    last, _ = _wave_new_bytes(sched, cfg, sched.waves - 1, pa, pb, l2,
-                              wave_panels(sched, cfg.raster, cfg.group_size, sched.waves - 2))
+            (na, nb), prev = _wave_new_bytes(sched, cfg, w, pa, pb, l2, prev)
+            ta, tb = ta + na, tb + nb
+        return ta, tb
+    (fa, fb), prev = _wave_new_bytes(sched, cfg, 0, pa, pb, l2, None)
+    (la, lb), _ = _wave_new_bytes(sched, cfg, sched.waves - 1, pa, pb, l2,
+                                  wave_panels(sched, cfg.raster, cfg.group_size, sched.waves - 2))
     mids = []
     for i in range(1, _SAMPLED_WAVES - 1):
         w = 1 + (sched.waves - 3) * (i - 1) // max(_SAMPLED_WAVES - 3, 1)
         new, _ = _wave_new_bytes(sched, cfg, w, pa, pb, l2,
                                  wave_panels(sched, cfg.raster, cfg.group_size, w - 1))
         mids.append(new)
-    return first + last + (sched.waves - 2) * sum(mids) / len(mids)
+    scale = (sched.waves - 2) / len(mids)
+    return (fa + la + scale * sum(a for a, _ in mids), fb + lb + scale * sum(b for _, b in mids))

@@ -32,7 +32,7 @@ class SimParams:
     persistent: bool
     # producer (TMA)
     tma_issue_cycles: float        # issuing one stage's boxes (+ arrive.expect_tx)
-    tma_latency_cycles: float
+    tma_latency_cycles: float      # L2 latency + the stage's miss probability x the HBM miss latency (unloaded)
     stage_tx_bytes: int            # expected on the stage's full barrier (both CTAs for cta_group::2)
     stage_smem_bytes: int          # written into this CTA's SMEM per stage
     l2_bytes_per_stage: float      # L2 bandwidth occupied (narrow box rows occupy more than they carry)
@@ -62,6 +62,8 @@ class SimParams:
     l2_moved_bytes_per_stage: float = 0.0   # bytes L2 actually moves (after multicast) + output share: power
     inline_issue_cycles: float = 0.0  # per k-block, on each MMA warpgroup's own path (software-pipelined loads)
     ctas_per_sm: int = 1              # co-resident CTAs simulated as one (their sums above)
+    hbm_queue_cycles: float = 0.0     # loaded HBM latency: a stage that misses waits this x u/(1-u) more
+    miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
 
     @property
     def instr_cycles(self) -> float:
@@ -159,26 +161,12 @@ def _tma_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec)
             + hw.sync.mbarrier_arrive_cycles)
 
 
-def _tma_fill_rate(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, traf: Traffic) -> float:
-    """Bytes per cycle at which this SM's TMA unit fills a stage: the request-bound rate of
-    memory.tma_bytes_per_clock, and at most one copy from HBM per tma.hbm_copy_cycles (mb_stream: 1-16 SMs
-    streaming a cold buffer get one 16 or 32 KB copy per 438 cycles each, whatever the copies in flight). A
-    stage's copies miss L2 in the share of its bytes that come from HBM."""
-    rate = tma_bytes_per_clock(problem, cfg, hw)
-    per_copy = hw.tma.hbm_copy_cycles
-    miss = _miss_fraction(traf)
-    if not per_copy or miss <= 0:
-        return rate
-    na, nb, n_sf, _ = _box_counts(problem, cfg, hw)
-    busy = (na + nb + n_sf) * miss * per_copy
-    return min(rate, stage_bytes(problem, cfg) / busy) if busy > 0 else rate
-
-
-def _miss_fraction(traf: Traffic) -> float:
-    """Share of the loaded bytes that come from HBM: that share of the stages waits for an L2 miss."""
-    if traf.l2_read_bytes_per_stage <= 0:
-        return 0.0
-    return min(traf.hbm_read_bytes_per_stage / traf.l2_read_bytes_per_stage, 1.0)
+def _hbm_latency(hw: HardwareSpec, clock_hz: float) -> tuple[float, float]:
+    """(unloaded miss latency, queueing scale) of an L2 miss in SM cycles at this clock. HBM's latency is
+    time, not SM cycles: tma.hbm_miss_latency_cycles was measured at the boost clock (mb_tma/tma_latency) and
+    is scaled to this clock; tma.hbm_queue_ns is a time (mb_tma tma_hbm_sms / tma_hbm_panel)."""
+    scale = clock_hz / hw.clock.boost_hz
+    return hw.tma.hbm_miss_latency_cycles * scale, (hw.tma.hbm_queue_ns or 0.0) * 1e-9 * clock_hz
 
 
 def l2_bytes_per_sm_clock(hw: HardwareSpec, clock_hz: float) -> float:
@@ -195,10 +183,19 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule) -> dict:
             "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms}
 
 
+def _latencies(hw: HardwareSpec, clock_hz: float, traf: Traffic) -> dict:
+    """The load latency of a stage and the HBM queueing scale at this clock (the other clock-dependent inputs)."""
+    miss_c, queue_c = _hbm_latency(hw, clock_hz)
+    p_miss = traf.stage_miss_probability
+    return {"tma_latency_cycles": hw.tma.latency_cycles + p_miss * miss_c, "hbm_queue_cycles": queue_c,
+            "miss_probability": p_miss}
+
+
 def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
     """The same inputs at another SM clock (equal to build_inputs at that clock, without recomputing the
     schedule, the traffic and the per-stage quantities)."""
-    params = dataclasses.replace(inputs.params, **_memory_shares(hw, clock_hz, inputs.schedule))
+    params = dataclasses.replace(inputs.params, **_memory_shares(hw, clock_hz, inputs.schedule),
+                                 **_latencies(hw, clock_hz, inputs.traffic))
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
 
@@ -241,7 +238,6 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         # one TMA unit per SM issues every co-resident CTA's boxes; cp.async copies are issued by each CTA's
         # own warps in parallel
         tma_issue_cycles=inline if cp_async else c * _tma_issue_cycles(problem, cfg, hw),
-        tma_latency_cycles=hw.tma.latency_cycles + _miss_fraction(traf) * hw.tma.hbm_miss_latency_cycles,
         stage_tx_bytes=c * sbytes * cfg.cta_group, stage_smem_bytes=c * sbytes,
         # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
         # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
@@ -251,8 +247,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         hbm_bytes_per_stage=c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters)),
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
-                             else _tma_fill_rate(problem, cfg, hw, traf)),
-        **_memory_shares(hw, clock_hz, sched),
+                             else tma_bytes_per_clock(problem, cfg, hw)),
+        **_memory_shares(hw, clock_hz, sched), **_latencies(hw, clock_hz, traf),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,

@@ -28,6 +28,10 @@ from .trace import FirstTile, SimTrace
 # Stall counters: "full_barrier" and "epilogue" are tensor-core idle cycles, each gap charged to what
 # kept the next MMA from issuing (its data not landed yet / the accumulator or consumers busy in the
 # epilogue); "empty_barrier" is the producer's wait for a free stage (large when compute-bound).
+# tma.hbm_queue_ns was fitted on mb_tma points up to this HBM utilization; above it the ring is bound by the
+# chip's HBM share itself, which SharedServer queues.
+HBM_QUEUE_MAX_UTILIZATION = 0.85
+
 COUNTER_NAMES = ("tensor_core", "smem", "tma", "l2", "hbm", "epilogue",
                  "full_barrier", "empty_barrier", "epilogue_stall")
 
@@ -138,6 +142,7 @@ class SmSim:
         p, S, rec = self.p, self.p.stages, self.rec
         keep, tx, free = rec.keep, p.stage_tx_bytes, self._free
         l2, hbm, tma, lat = self.l2, self.hbm, self.tma, p.tma_latency_cycles
+        queue = p.miss_probability * p.hbm_queue_cycles
         last_first, first_stalls = self.k_iters - 1, self.first.load_stalls
         empty, full_bars, k_iters = self.empty, self.full, self.k_iters
         wait, issue = p.wait_cycles, p.tma_issue_cycles
@@ -164,6 +169,13 @@ class SmSim:
                 land = h
             m = tma.reserve(t_req, smem_b)
             land = (land if land > m else m) + lat
+            if queue and t_req > 0:
+                # loaded HBM latency: every SM of the wave streams like this one, so this SM's use of its HBM
+                # share so far is the chip's HBM utilization u; a miss waits queue x u / (1 - u) more (u held
+                # below HBM_QUEUE_MAX_UTILIZATION: at saturation the share's own queue takes over)
+                u = hbm.busy / t_req
+                u = u if u < HBM_QUEUE_MAX_UTILIZATION else HBM_QUEUE_MAX_UTILIZATION
+                land += queue * u / (1.0 - u)
             if keep:
                 tile, k = divmod(it, k_iters)
                 rec.span("TMA producer", f"issue t{tile} k{k}", start + wait, t_req, "tma_issue")
