@@ -125,6 +125,12 @@ class L2Section:
     hit_latency_cycles: float = _f(1, 10000)
     bandwidth_clock_hz: float = _f(1e8, 5e9)      # SM clock during the bandwidth measurement
     sm_clock_scaling: float = _f(0, 1)            # 1: bytes per SM cycle fixed; 0: bytes/s fixed (own clock)
+    # The L2 tag pipeline (sim/memory.l2_tag_lookups_per_stage; absent: not modelled): every request looks its
+    # line up once; achievable lookups per second of the chip (the L2 runs its own clock), and the lookups the
+    # two-partition fabric adds, one per this many bytes of L2 reads and of HBM fills
+    tag_lookups_per_s: float = _f(1e9, 1e13, optional=True)
+    fabric_read_bytes_per_lookup: float = _f(1, 1e6, optional=True)
+    fabric_fill_bytes_per_lookup: float = _f(1, 1e6, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -108,9 +108,13 @@ def test_multicast_cuts_l2_traffic():
 
 
 def test_128b_swizzle_beats_narrower_swizzles():
+    """A multicast 128x256 tile is tensor-bound with 128- and 64-byte rows (a tie: the L2 tag pipeline has room
+    for the 64-byte rows' requests when multicast halves them) and L2-bound with 32-byte rows."""
     t = [pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), cluster=(2, 1), swizzle=s).tflops
          for s in ("128", "64", "32")]
-    assert t[0] > t[1] > t[2]
+    assert t[0] >= 0.99 * t[1] and t[1] > 1.3 * t[2]
+    u = [pred("h100-sxm", "8192x8192x8192", tile=(128, 256, 64), swizzle=s).tflops for s in ("128", "64", "32")]
+    assert u[0] > 1.1 * u[1] > 1.1 * u[2]      # without multicast the narrow rows' lookups bind the L2
 
 
 # ---------------------------------------------------------------- every constant is a HardwareSpec field

@@ -163,13 +163,24 @@ class SharedServer(Server):
     depth: float = 0.0
     tokens: float = 0.0
     t_tokens: float = 0.0
+    recent_busy: float = 0.0   # busy cycles and elapsed cycles, both decayed over the last ring's worth of time
+    recent_time: float = 0.0
+    t_last: float = 0.0
+    utilization: float = 0.0  # the recent utilization seen by the last request
 
     def reserve(self, t: float, amount: float) -> float:
         if amount <= 0:
             return t
-        # a burst draws on bandwidth the other SMs leave free: they are like this one, so when it has used a
-        # share u of its rate so far the chip has 1 - u free, and a burst runs at most at rate / u
-        u = self.busy / t if t > 0 else 0.0
+        # the chip's recent utilization of this resource: the SMs of a wave are alike, so it is this SM's own
+        # over about the time its ring's bytes take at its share (tau), decayed as tau / (tau + elapsed)
+        dt = t - self.t_last if t > self.t_last else 0.0
+        tau = self.depth / self.rate
+        decay = tau / (tau + dt) if tau > 0 else 0.0
+        self.recent_time = self.recent_time * decay + dt
+        u = self.recent_busy / self.recent_time if self.recent_time > 0 else 0.0
+        self.recent_busy = self.recent_busy * decay + amount / self.rate
+        self.t_last = t if t > self.t_last else self.t_last
+        self.utilization = u
         self.busy += amount / self.rate
         t_tokens = self.t_tokens
         if t > t_tokens:
@@ -180,6 +191,8 @@ class SharedServer(Server):
         else:
             tokens, start = self.tokens, t_tokens
         if tokens >= amount:
+            # a burst draws on bandwidth the other SMs leave free: they are like this one, so with the chip's
+            # resource at utilization u a burst runs at most at rate / u
             self.tokens, self.t_tokens = tokens - amount, start
             return start + amount * (u if u < 1.0 else 1.0) / self.rate
         finish = start + (amount - tokens) / self.rate

@@ -169,6 +169,34 @@ def tma_bytes_per_clock(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpe
     return min(t.bytes_per_clock_per_sm, sbytes / cycles) if cycles > 0 else t.bytes_per_clock_per_sm
 
 
+def tma_requests_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """L2 requests one CTA's TMA loads of a stage send (after multicast): one per 128-byte line a box row
+    touches, and a head/tail request of its own where a row starts or ends mid-sector (row_geometry)."""
+    if hw.tma.sector_bytes is None:
+        return sum(rows * math.ceil(width / 128) for width, _, _, rows in operand_layout(problem, cfg, hw))
+    return sum(rows * row_geometry(width, pitch, step, hw)[0]
+               for width, pitch, step, rows in operand_layout(problem, cfg, hw))
+
+
+def l2_tag_lookups_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, traf: Traffic) -> float:
+    """L2 tag lookups one CTA's stage costs (our ncu of the GEMM on the H100, data/ncu, 2026-11-24: with 64- or
+    32-byte box rows the tag pipeline, lts__t_tag_requests, is what binds the L2, at 82-90% of one lookup per
+    slice per L2 cycle, while the data return path idles at 58-68%): its TMA requests, the lookups the
+    partition fabric adds for its L2 reads and its HBM fills (l2.fabric_*_bytes_per_lookup), and its share of
+    the output's write requests (one per 128 bytes). 0 without l2.tag_lookups_per_s."""
+    l2 = hw.l2
+    if not l2.tag_lookups_per_s:
+        return 0.0
+    k_iters = math.ceil(problem.k / cfg.tile_k)
+    out = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
+    lookups = tma_requests_per_stage(problem, cfg, hw) + out / 128 / k_iters
+    if l2.fabric_read_bytes_per_lookup:
+        lookups += traf.l2_read_bytes_per_stage / l2.fabric_read_bytes_per_lookup
+    if l2.fabric_fill_bytes_per_lookup:
+        lookups += traf.hbm_read_bytes_per_stage / l2.fabric_fill_bytes_per_lookup
+    return lookups
+
+
 def store_l2_bytes_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
     """L2 bandwidth one output tile's store occupies: its bytes, plus with the TMA-store epilogue the
     misalignment cost of its box rows (EPILOGUE_SUBTILE_N columns wide, pitch N x output bytes). Direct

@@ -100,12 +100,8 @@ def _vec(snapshot) -> list[float]:
 
 
 def _steady_demand(p: SimParams) -> float:
-    """Per k-block cycles of the busiest resource in steady state."""
-    return max(p.issuers * p.instr_per_stage * p.instr_cycles,
-               p.stage_smem_bytes / p.tma_bytes_per_clock,
-               p.l2_bytes_per_stage / p.l2_bytes_per_clock,
-               p.hbm_bytes_per_stage / p.hbm_bytes_per_clock,
-               p.wait_cycles + p.tma_issue_cycles)
+    """Per k-block cycles of the busiest resource in steady state (SimParams.steady_stage_cycles)."""
+    return p.steady_stage_cycles
 
 
 def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, period: int = 1) -> list[float]:
@@ -132,8 +128,11 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
     # need the measured rates
     busy_k, busy_tile = _busy_per_k(p), _busy_per_tile(p)
     per_k[1:7] = busy_k
+    tags = 1 + COUNTER_NAMES.index("l2_tags")
+    per_k[tags] = p.tag_cycles_per_stage
     if ext_t:
         per_tile[1:7] = [k_sim * b + t for b, t in zip(busy_k, busy_tile)]
+        per_tile[tags] = k_sim * per_k[tags]
     return [e + n_sim * ext_k * dk + ext_t * (dt + ext_k * dk) for e, dk, dt in zip(end, per_k, per_tile)]
 
 
@@ -193,6 +192,7 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     tot = [v * repeat + d for v, d in zip(tot, tail)]
     total = tot[0]
     vals = dict(zip(COUNTER_NAMES, tot[1:]))
+    vals["l2"] = max(vals["l2"], vals["l2_tags"])     # the L2's data path or its tag pipeline, the busier
     util = {k: min(vals[k] / total, 1.0) for k in ("tensor_core", "tma", "smem", "l2", "hbm", "epilogue")}
     stalls = {"full_barrier": vals["full_barrier"], "empty_barrier": vals["empty_barrier"],
               "epilogue": vals["epilogue_stall"]}

@@ -14,8 +14,8 @@ from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_b
 from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
-from .memory import (Traffic, l2_occupancy_bytes_per_stage, multicast_factors, store_l2_bytes_per_tile,
-                     tma_bytes_per_clock, traffic)
+from .memory import (Traffic, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage, multicast_factors,
+                     store_l2_bytes_per_tile, tma_bytes_per_clock, traffic)
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
 
@@ -63,7 +63,34 @@ class SimParams:
     inline_issue_cycles: float = 0.0  # per k-block, on each MMA warpgroup's own path (software-pipelined loads)
     ctas_per_sm: int = 1              # co-resident CTAs simulated as one (their sums above)
     hbm_queue_cycles: float = 0.0     # loaded HBM latency: a stage that misses waits this x u/(1-u) more
+    l2_tag_lookups_per_stage: float = 0.0   # L2 tag pipeline (TMA producers; 0: not modelled)
+    l2_tag_lookups_per_clock: float = 0.0   # this SM's share of the chip's lookups per SM cycle
     miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
+
+    @property
+    def tag_cycles_per_stage(self) -> float:
+        """L2 tag-pipeline cycles of one k-block (0 where it is not modelled)."""
+        return self.l2_tag_lookups_per_stage / self.l2_tag_lookups_per_clock if self.l2_tag_lookups_per_clock > 0 else 0.0
+
+    @property
+    def steady_stage_cycles(self) -> float:
+        """Per k-block cycles of the busiest resource in steady state."""
+        return max(self.issuers * self.instr_per_stage * self.instr_cycles,
+                   self.stage_smem_bytes / self.tma_bytes_per_clock,
+                   self.l2_bytes_per_stage / self.l2_bytes_per_clock,
+                   self.hbm_bytes_per_stage / self.hbm_bytes_per_clock,
+                   self.tag_cycles_per_stage,
+                   self.wait_cycles + self.tma_issue_cycles)
+
+    def share_load(self, resource: str) -> float:
+        """The share of this SM's L2 / HBM / L2-tag rate it uses in steady state: that resource's cycles per
+        k-block over the busiest resource's. The SMs of a wave are alike, so it is also the chip's
+        utilization of the resource: what bursts can borrow (SharedServer) and how long HBM queues are."""
+        busy = {"l2": self.l2_bytes_per_stage / self.l2_bytes_per_clock,
+                "hbm": self.hbm_bytes_per_stage / self.hbm_bytes_per_clock if self.hbm_bytes_per_clock > 0 else 0.0,
+                "l2_tags": self.tag_cycles_per_stage}[resource]
+        steady = self.steady_stage_cycles
+        return min(busy / steady, 1.0) if steady > 0 else 0.0
 
     @property
     def instr_cycles(self) -> float:
@@ -180,7 +207,8 @@ def l2_bytes_per_sm_clock(hw: HardwareSpec, clock_hz: float) -> float:
 def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule) -> dict:
     """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock."""
     return {"l2_bytes_per_clock": l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms,
-            "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms}
+            "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
+            "l2_tag_lookups_per_clock": (hw.l2.tag_lookups_per_s or 0.0) / clock_hz / sched.active_sms}
 
 
 def _latencies(hw: HardwareSpec, clock_hz: float, traf: Traffic) -> dict:
@@ -244,6 +272,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         l2_bytes_per_stage=c * (l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
                                 + store_l2_bytes_per_tile(problem, cfg, hw) / k_iters),
         l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
+        l2_tag_lookups_per_stage=0.0 if cp_async else c * l2_tag_lookups_per_stage(problem, cfg, hw, traf),
         hbm_bytes_per_stage=c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters)),
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async

@@ -33,7 +33,7 @@ from .trace import FirstTile, SimTrace
 HBM_QUEUE_MAX_UTILIZATION = 0.85
 
 COUNTER_NAMES = ("tensor_core", "smem", "tma", "l2", "hbm", "epilogue",
-                 "full_barrier", "empty_barrier", "epilogue_stall")
+                 "full_barrier", "empty_barrier", "epilogue_stall", "l2_tags")
 
 
 class SmSim:
@@ -64,6 +64,8 @@ class SmSim:
         ring = max(p.stages, 1)
         self.l2 = SharedServer("l2", p.l2_bytes_per_clock, depth=ring * p.l2_bytes_per_stage)
         self.hbm = SharedServer("hbm", p.hbm_bytes_per_clock, depth=ring * p.hbm_bytes_per_stage)
+        self.tags = (SharedServer("l2_tags", p.l2_tag_lookups_per_clock, depth=ring * p.l2_tag_lookups_per_stage)
+                     if p.l2_tag_lookups_per_stage > 0 and p.l2_tag_lookups_per_clock > 0 else None)
         self.epi = Server("epilogue", p.epi_bytes_per_clock)
         self.math_busy = self.smem_busy = 0.0
         self.occ = p.instr_cycles
@@ -82,7 +84,7 @@ class SmSim:
     def counters(self) -> tuple:
         r = self.rec
         return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy, self.hbm.busy, self.epi.busy,
-                r.stall_full, r.stall_empty, r.stall_epilogue)
+                r.stall_full, r.stall_empty, r.stall_epilogue, self.tags.busy if self.tags is not None else 0.0)
 
     def _mma(self, tile: int, k: int, t: float, row: str, waited_full: float, after_epilogue: bool) -> float:
         """Reserve the tensor core for one stage's instructions issued from t; returns completion.
@@ -142,6 +144,7 @@ class SmSim:
         p, S, rec = self.p, self.p.stages, self.rec
         keep, tx, free = rec.keep, p.stage_tx_bytes, self._free
         l2, hbm, tma, lat = self.l2, self.hbm, self.tma, p.tma_latency_cycles
+        tags, tags_n = self.tags, p.l2_tag_lookups_per_stage
         queue = p.miss_probability * p.hbm_queue_cycles
         last_first, first_stalls = self.k_iters - 1, self.first.load_stalls
         empty, full_bars, k_iters = self.empty, self.full, self.k_iters
@@ -167,14 +170,17 @@ class SmSim:
             h = hbm.reserve(t_req, hbm_b)
             if h > land:
                 land = h
+            if tags is not None:                         # the L2's tag pipeline: a second L2 resource
+                g = tags.reserve(t_req, tags_n)
+                if g > land:
+                    land = g
             m = tma.reserve(t_req, smem_b)
             land = (land if land > m else m) + lat
-            if queue and t_req > 0:
-                # loaded HBM latency: every SM of the wave streams like this one, so this SM's use of its HBM
-                # share so far is the chip's HBM utilization u; a miss waits queue x u / (1 - u) more (u held
-                # below HBM_QUEUE_MAX_UTILIZATION: at saturation the share's own queue takes over)
-                u = hbm.busy / t_req
-                u = u if u < HBM_QUEUE_MAX_UTILIZATION else HBM_QUEUE_MAX_UTILIZATION
+            if queue:
+                # loaded HBM latency: a miss waits hbm_queue x u / (1 - u) more at the chip's HBM utilization u,
+                # this SM's recent use of its share (the SMs of a wave are alike), held below
+                # HBM_QUEUE_MAX_UTILIZATION (at saturation the share's own queue takes over)
+                u = hbm.utilization if hbm.utilization < HBM_QUEUE_MAX_UTILIZATION else HBM_QUEUE_MAX_UTILIZATION
                 land += queue * u / (1.0 - u)
             if keep:
                 tile, k = divmod(it, k_iters)
@@ -183,7 +189,7 @@ class SmSim:
             full_bars[s].post_tx(tx, start + cycles(land - start))
             free = start + cycles(t_req - start)
             if it == last_first:
-                self.first.loads = (tma.busy, l2.busy, hbm.busy, first_stalls)
+                self.first.loads = (tma.busy, l2.busy, hbm.busy, first_stalls, tags.busy if tags else 0.0)
         self._it, self._free, self.first.load_stalls = self.n_tiles * k_iters, free, first_stalls
 
     def _stalls_until(self, now: float) -> None:

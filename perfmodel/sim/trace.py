@@ -34,7 +34,7 @@ class FirstTile:
     stall_empty: float = 0.0         # producer waits for first-tile stages counted so far (snapshots)
     load_stalls: float = 0.0         # all producer waits for first-tile stages
     mma: tuple | None = None         # (math, smem, stall_full, stall_epilogue) after its last MMA
-    loads: tuple | None = None       # (tma, l2, hbm busy, empty stalls) after its last load
+    loads: tuple | None = None       # (tma, l2, hbm busy, empty stalls, l2 tags busy) after its last load
     epi_busy: float | None = None    # store path busy after its last store
     snaps: dict = field(default_factory=dict)
 
@@ -66,8 +66,8 @@ class FirstTile:
         if not self.ok or self.mma is None or self.loads is None or self.epi_busy is None:
             return None
         math_busy, smem_busy, s_full, s_epi = self.mma
-        tma, l2, hbm, s_empty = self.loads
-        counters = (math_busy, smem_busy, tma, l2, hbm, self.epi_busy, s_full, s_empty, s_epi)
+        tma, l2, hbm, s_empty, tags = self.loads
+        counters = (math_busy, smem_busy, tma, l2, hbm, self.epi_busy, s_full, s_empty, s_epi, tags)
         return SimTrace(self.end, counters, self.snaps, [], "", 0)
 
 
