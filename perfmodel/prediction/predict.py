@@ -100,10 +100,14 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     if violations:
         raise IllegalConfigError(violations)
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
-    from ..sim.params import build_inputs
+    from ..sim.params import at_clock, build_inputs
     clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.clock.boost_hz}.get(regime.regime,
                                                                             hw.clock.sustained_tensor_hz)
     inputs = build_inputs(problem, cfg, hw, float(clock), fam)
+    if regime.regime is Regime.SUSTAINED:
+        # first simulate at the clock the steady-state activity would settle at (a guess: no tails, no stalls)
+        clock = _guess_clock(problem, hw, inputs, clock)
+        inputs = at_clock(inputs, hw, clock)
     res = run_inputs(inputs, record_timeline=record_timeline, full=full)
     if regime.regime is Regime.SUSTAINED and not res.deadlock:
         clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full)
@@ -124,6 +128,14 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
+# a window simulated within this of the power-limited clock is not simulated again: its cycles differ from
+# those at that clock by less than this times the memory-bound share of the time
+CLOCK_RERUN_TOLERANCE = 0.01
+
+
+def _guess_clock(problem, hw, inputs, clock: float) -> float:
+    from ..sim.power import power_limited_clock_hz, steady_activity
+    return power_limited_clock_hz(steady_activity(inputs.params, inputs.schedule, clock, hw), problem, hw)
 
 
 def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
@@ -137,12 +149,15 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0),
                    res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock)
     f = power_limited_clock_hz(act, problem, hw)
-    if abs(f / clock - 1.0) < 1e-4:
-        return clock, res
+    if abs(f / clock - 1.0) < CLOCK_RERUN_TOLERANCE:
+        res.details["power_limited_clock_hz"] = f
+        return f, res
     memory = max(res.utilization.get("hbm", 0.0),
                  res.utilization.get("l2", 0.0) if hw.l2.sm_clock_scaling < 1.0 else 0.0)
     if memory > CLOCK_RERUN_UTILIZATION:
-        res = run_inputs(at_clock(inputs, hw, f), record_timeline=record_timeline, full=full)
+        d = res.details
+        window = (d["sim_tiles"], d["sim_k_iters"], d["sim_period"]) if "sim_period" in d else None
+        res = run_inputs(at_clock(inputs, hw, f), record_timeline=record_timeline, full=full, window=window)
         res.details["sim_runs"] = 2                # the window at both clocks (cost, bench_predict)
     res.details["power_limited_clock_hz"] = f
     return f, res

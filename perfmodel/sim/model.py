@@ -168,7 +168,11 @@ def run_model(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_h
     return run_inputs(inputs, record_timeline=record_timeline, full=full)
 
 
-def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool = False) -> ModelResult:
+def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool = False,
+               window: tuple[int, int, int] | None = None) -> ModelResult:
+    """Simulate the adaptive window and extrapolate. ``window`` (tiles, k-blocks, tile period): where the
+    adaptive window starts (the window an earlier run of the same configuration settled on, e.g. at
+    another clock); it still grows until the trace is steady."""
     p, sched = inputs.params, inputs.schedule
     details = {"k_iters": p.k_iters, "tiles_per_cta": p.tiles_per_cta, "waves": p.waves,
                "wave_efficiency": sched.wave_efficiency, "active_sms": sched.active_sms,
@@ -183,7 +187,7 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
         n_sim, k_sim, period = tiles, p.k_iters, 1
         tr = simulate(p, n_sim, k_sim, record=record_timeline)
     else:
-        tr, n_sim, k_sim, period = simulate_window(p, tiles, record_timeline)
+        tr, n_sim, k_sim, period = simulate_window(p, tiles, record_timeline, start=window)
     if tr.deadlock:
         return _deadlocked(tr.deadlock, details)
     tot = extrapolate(tr, p, n_sim, k_sim, tiles, period)
@@ -196,7 +200,8 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     util = {k: min(vals[k] / total, 1.0) for k in ("tensor_core", "tma", "smem", "l2", "hbm", "epilogue")}
     stalls = {"full_barrier": vals["full_barrier"], "empty_barrier": vals["empty_barrier"],
               "epilogue": vals["epilogue_stall"]}
-    details.update({"sim_tiles": n_sim, "sim_k_iters": k_sim, "sim_events": tr.events, "tail_cycles": tail[0]})
+    details.update({"sim_tiles": n_sim, "sim_k_iters": k_sim, "sim_period": period, "sim_events": tr.events,
+                    "tail_cycles": tail[0]})
     details.update(chip_activity(p, sched, total))
     timeline = None
     if record_timeline:
@@ -264,12 +269,14 @@ def steady(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, perio
     return k_ok, not below_demand and abs(d1 - d0) <= STEADY_TOLERANCE * max(d1, 1.0)
 
 
-def simulate_window(p: SimParams, tiles: int, record: bool = False):
-    """The adaptive window -> (trace, n_sim, k_sim, period): start from window_k / window_tiles and grow
-    K (the extension doubled, congruent modulo the stages) or the tile count (by one tile period) until
-    ``steady`` holds or the next window would exceed ADAPTIVE_KBLOCKS tile-k-blocks."""
+def simulate_window(p: SimParams, tiles: int, record: bool = False, start: tuple[int, int, int] | None = None):
+    """The adaptive window -> (trace, n_sim, k_sim, period): start from window_k / window_tiles (or from
+    ``start``) and grow K (the extension doubled, congruent modulo the stages) or the tile count (by one
+    tile period) until ``steady`` holds or the next window would exceed ADAPTIVE_KBLOCKS tile-k-blocks."""
     k_sim = window_k(p.stages, p.k_iters)
     n_sim, period = window_tiles(p.stages, k_sim, tiles)
+    if start is not None:
+        n_sim, k_sim, period = min(start[0], tiles), min(start[1], p.k_iters), start[2]
     while True:
         tr = simulate(p, n_sim, k_sim, record=record, marks=marks(n_sim, k_sim, p, period))
         if tr.deadlock:

@@ -95,5 +95,18 @@ def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec
     return 0.5 * (lo + hi)
 
 
-__all__ = ["Activity", "MIN_CLOCK_FRACTION", "board_power", "hbm_share", "power_limited_clock_hz", "relative_power",
+def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
+    """The chip's activity if every active SM ran at its busiest resource's pace (SimParams.steady_stage_cycles),
+    without tails or latency stalls: a first guess of the power-limited clock before anything is simulated."""
+    steady = p.steady_stage_cycles
+    if steady <= 0:
+        return Activity(0.0, 0.0, 0.0, clock_hz)
+    frac = sched.active_sms / max(sched.sm_count, sched.active_sms, 1)
+    tensor = p.issuers * p.instr_per_stage * p.instr_math_cycles / steady * frac * sched.wave_efficiency
+    l2 = p.l2_moved_bytes_per_stage / (p.l2_bytes_per_clock * steady) if p.l2_bytes_per_clock > 0 else 0.0
+    hbm = p.hbm_bytes_per_stage / (p.hbm_bytes_per_clock * steady) if p.hbm_bytes_per_clock > 0 else 0.0
+    return Activity(min(tensor, 1.0), min(l2, 1.0), min(hbm, 1.0) * hw.hbm.achievable_fraction, clock_hz)
+
+
+__all__ = ["Activity", "MIN_CLOCK_FRACTION", "steady_activity", "board_power", "hbm_share", "power_limited_clock_hz", "relative_power",
            "tensor_power_weight"]
