@@ -131,6 +131,8 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
 // mode 1: every box of a large tensor read once across the grid (HBM stream). nb = boxes (2^k).
 // mode 3: as mode 0 but each CTA takes consecutive boxes along a row band (step 1), as a GEMM stage loads the
 // boxes of one k-block: narrow (64/32-byte) boxes issued back to back then share 128-byte lines.
+// mode 4: the panel walk of mode 2 over an L2-resident tensor whose few panels many CTAs share, at a GEMM's
+// row pitch (nbx_log2 = the number of panels).
 // mode 2: a GEMM operand's panel walk from HBM: CTA g reads row panel g, g + grid, ... (`outer` rows each)
 // box by box along the row (nb = boxes per panel row, any count), as a K-major B operand is read.
 __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
@@ -158,6 +160,9 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
     if (mode == 2) {
       c0 = (it % nb) * inner;
       c1 = (int)(blockIdx.x + gridDim.x * (uint32_t)(it / nb)) * outer;
+    } else if (mode == 4) {  // the same walk over an L2-resident tensor of nbx_log2 panels, shared by CTAs
+      c0 = (it % nb) * inner;
+      c1 = (int)((blockIdx.x + (uint32_t)(it / nb)) % (uint32_t)nbx_log2) * outer;
     } else {
       w.coords(inner, outer, c0, c1);
     }
@@ -476,6 +481,42 @@ static void bench_hbm_panel(Ctx& c) {
   }
 }
 
+// L2 streaming in a GEMM's geometry (issue 8): a 16 MiB tensor of 16 KB rows (K = 8192 bf16), 8 or 4 panels of
+// 128 / 256 rows that every SM walks along K, each starting at its own panel, ring of 4 (the GEMM's default):
+// what the L2 gives 128/64/32-byte box rows at a GEMM's pitch and sharing, against tma_stream's small tensor.
+// Records "tma_stream" with source "l2_panel".
+static void bench_l2_panel(Ctx& c) {
+  const Tensor2D t = {c.big.base, 1024, 8192};   // the first 16 MiB of the big buffer
+  for (int swz : {128, 64, 32}) {
+    for (uint32_t outer : {128u, 256u}) {
+      const uint32_t inner = inner_for(swz);
+      const int bytes = (int)(inner * outer * 2);
+      const int stages = std::max(2, std::min(8, (4 * 16384) / bytes));   // 64 KB in flight, as a 4-stage ring
+      CUtensorMap m = make_map(t, inner, outer, swz);
+      const int nb = (int)(t.cols / inner), panels = (int)(t.rows / outer);
+      const int iters = (int)(((size_t)(g_quick ? 4 : 32) << 20) / bytes);
+      const int smem = smem_request(stages * bytes + 8 * stages);
+      set_smem((const void*)tma_stream_kernel, smem);
+      const int grid = c.sms;
+      double ms = time_ms(g_quick ? 2 : 5, [&] {
+        tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, panels, nb, 4, c.probe, c.cycles);
+      });
+      std::vector<unsigned long long> cyc(grid);
+      CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      ClockProbe p;
+      CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
+      std::vector<double> bpc;
+      for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+      Rec("tma_stream").str("source", "l2_panel").num("swizzle", swz).num("box_inner", inner).num("box_outer", outer)
+          .num("box_bytes", bytes).num("stages", stages).num("ctas", grid).num("iters", iters)
+          .num("pitch_bytes", (double)t.cols * 2).num("panels", panels)
+          .num("bytes_per_clock_per_sm", median(bpc)).num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
+          .num("chip_bytes_per_s", (double)iters * bytes * grid / (ms * 1e-3)).num("ms", ms).num("sm_clock_hz", probe_hz(p))
+          .emit();
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -643,7 +684,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
-  if (g_stream_only) { bench_stream(c); return 0; }
+  if (g_stream_only) { bench_stream(c); bench_l2_panel(c); return 0; }
   bench_latency(c);
   bench_issue(c);
   bench_stream(c);
@@ -651,5 +692,6 @@ int main(int argc, char** argv) {
   bench_multicast(c);
   bench_multicast_l2(c);
   bench_hbm_panel(c);
+  bench_l2_panel(c);
   return 0;
 }
