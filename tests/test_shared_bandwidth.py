@@ -36,3 +36,20 @@ def test_two_stage_rings_lose_more_than_deep_ones():
     t = {s: predict(problem, derive(problem, hw, (128, 256, 64), stages=s).config, hw, clock="boost").tflops
          for s in (2, 3, 4)}
     assert t[2] < 0.85 * t[4] and t[3] > 0.95 * t[4]
+
+
+def test_a_multicast_stage_waits_for_the_peers_release_over_the_cluster():
+    """mb_sync mbarrier_pingpong: an arrive from the other CTA of a cluster takes ~840 cycles more than one from
+    the same CTA. A multicast load fills both CTAs' stage, so a shallow multicast ring pays it on every turn; a
+    deep ring hides it, and without multicast nothing waits for a peer."""
+    from perfmodel import derive, load_hardware, make_problem
+    from perfmodel.prediction.predict import predict
+    hw = load_hardware("h100-sxm")
+    none = hw.with_values(**{"sync.cluster_arrive_cycles": 0.0})
+    p = make_problem("8192x8192x8192", "bf16")
+
+    def t(h, **kw):
+        return predict(p, derive(p, hw, (128, 256, 64), **kw).config, h, clock="boost").tflops
+    assert t(hw, cluster=(2, 1), stages=2) < 0.9 * t(none, cluster=(2, 1), stages=2)
+    assert t(hw, cluster=(2, 1), stages=4) == pytest.approx(t(none, cluster=(2, 1), stages=4), rel=0.02)
+    assert t(hw, stages=2) == pytest.approx(t(none, stages=2), rel=1e-9)

@@ -66,6 +66,7 @@ class SimParams:
     l2_tag_lookups_per_stage: float = 0.0   # L2 tag pipeline (TMA producers; 0: not modelled)
     l2_tag_lookups_per_clock: float = 0.0   # this SM's share of the chip's lookups per SM cycle
     miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
+    release_delay_cycles: float = 0.0  # a multicast stage's release reaches its producer this much later (peers)
 
     @property
     def tag_cycles_per_stage(self) -> float:
@@ -290,7 +291,11 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         epi_bytes_per_clock=(hw.sync.epilogue_bytes_per_clock_per_sm if cfg.epilogue is Epilogue.TMA_STORE
                              else hw.sync.direct_store_bytes_per_clock_per_sm),
         out_bytes_per_tile=c * out_bytes, flops_per_stage=c * flops * n_instr * issuers,
-        inline_issue_cycles=inline if sch.producer.inline else 0.0, ctas_per_sm=c)
+        inline_issue_cycles=inline if sch.producer.inline else 0.0, ctas_per_sm=c,
+        # a multicast load fills every receiving CTA's stage: the producer waits for the peers' releases too,
+        # which arrive over the cluster (symmetric peers release when this CTA's consumers do)
+        release_delay_cycles=(hw.sync.cluster_arrive_cycles or 0.0) if cfg.multicast and cfg.cluster_size > 1
+        and not sm100 else 0.0)
     return ModelInputs(params, sched, traf)
 
 

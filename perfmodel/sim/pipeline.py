@@ -207,6 +207,7 @@ class SmSim:
         row, full_bars, empty, marks = f"MMA wg{c}", self.full, self.empty, self.marks
         ahead = self.run_ahead and p.issuers == 1
         issue, depth = n * p.issue_overhead_cycles, p.wait_depth
+        remote = cycles(p.release_delay_cycles)    # the peers' releases of a multicast stage, over the cluster
         inline = cycles(p.inline_issue_cycles)   # its own loads (software-pipelined families), after the release
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
         for tile in range(self.n_tiles):
@@ -237,13 +238,13 @@ class SmSim:
                     release.append(s_old)
                 free = now + cycles(nxt - now)
                 for s_old in release:
-                    empty[s_old].arrive(at=free)
+                    empty[s_old].arrive(at=free + remote)
                 free += inline
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
                 free += cycles(max(d for _, d in pending) - free)
                 for s_old, _ in pending:
-                    empty[s_old].arrive(at=free)
+                    empty[s_old].arrive(at=free + remote)
             if not ahead and free > self.env.now:         # a shared store path: be there in order
                 self.events += 1
                 yield self.env.timeout(free - self.env.now)
