@@ -117,9 +117,54 @@ def main() -> None:
     for (gpu, regime, half), parts in sorted(totals.items()):
         df = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else pd.DataFrame()
         print(f"  {gpu:<9} clock {regime:<9}" + _line(half, df)[4:])
+    _goals(totals, halves)
     _clocks(sp, halves)
     _sources()
     print(f"\n({time.perf_counter() - t0:.0f} s)")
+
+
+SKINNY_M = 256          # the issue's bandwidth-bound skinny GEMMs (M <= 256)
+SHAPE_BIAS_GOAL = 0.08  # no shape with |bias| above this
+SMOKE_GOAL = 0.10       # smoke files: every point within this
+
+
+def _goals(totals: dict, halves) -> None:
+    """The issue-8 goal lines, clock auto: shapes beyond the bias goal, smoke points within 10%, and the H200/H100
+    speed-up of skinny GEMMs (M <= 256: the same shape, dtype and configuration measured on both GPUs in
+    datasets of the same sweep) against the predicted speed-up."""
+    print("\ngoals (clock auto)")
+    frames = {}
+    for (gpu, regime, half), parts in sorted(totals.items()):
+        if regime != "auto" or not any(len(p) for p in parts):
+            continue
+        df = pd.concat([p for p in parts if len(p)], ignore_index=True).dropna(subset=["pred_tflops"])
+        frames[(gpu, half)] = df
+        shapes = per_shape(df)
+        beyond = shapes[shapes["bias"].abs() > SHAPE_BIAS_GOAL]
+        worst = ", ".join(f"{r.shape} {r.dtype} {r.bias:+.0%}" for r in
+                          beyond.reindex(beyond["bias"].abs().sort_values(ascending=False).index).head(4).itertuples())
+        print(f"  {gpu:<9} {half:<12} shapes with |bias| > {SHAPE_BIAS_GOAL:.0%}: {len(beyond)}/{len(shapes)}"
+              f"{' (worst: ' + worst + ')' if worst else ''}")
+        smoke = df[df["dataset"].str.contains("smoke")]
+        if len(smoke):
+            ok = (smoke["rel_err"].abs() <= SMOKE_GOAL).sum()
+            print(f"  {gpu:<9} {half:<12} smoke points within {SMOKE_GOAL:.0%}: {ok}/{len(smoke)}")
+    for half in halves:
+        a, b = frames.get(("h100-sxm", half)), frames.get(("h200", half))
+        if a is None or b is None:
+            continue
+        key = ["shape", "dtype", "config_name", "sweep"]
+        a = a[a["m"] <= SKINNY_M].assign(sweep=lambda d: d["dataset"].str.replace("h100_", "", regex=False))
+        b = b[b["m"] <= SKINNY_M].assign(sweep=lambda d: d["dataset"].str.replace("h200_", "", regex=False))
+        both = a.merge(b, on=key, suffixes=("_100", "_200"))
+        if not len(both):
+            continue
+        meas = both["meas_tflops_200"] / both["meas_tflops_100"]
+        pred = both["pred_tflops_200"] / both["pred_tflops_100"]
+        err = pred / meas - 1
+        print(f"  H200/H100 {half:<12} skinny speed-up (M <= {SKINNY_M}, {len(both)} points): measured median "
+              f"x{meas.median():.2f}, predicted/measured - 1 median {err.median():+.1%}, within 5%: "
+              f"{(err.abs() <= 0.05).sum()}/{len(both)}")
 
 
 def _clocks(sp, halves) -> None:
