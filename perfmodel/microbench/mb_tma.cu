@@ -407,6 +407,25 @@ static void bench_issue(Ctx& c) {
   CK(cudaFree(d));
 }
 
+// One timed run of tma_stream_kernel on `grid` CTAs: wall time (median of `reps` launches) and, from the last
+// launch, each CTA's bytes per clock (median and minimum) and the SM clock.
+struct StreamRun {
+  double ms, bpc, min_bpc, hz;
+};
+static StreamRun run_stream(Ctx& c, const CUtensorMap& m, int grid, int smem, int stages, int bytes, int iters,
+                            uint32_t inner, uint32_t outer, int nbx_log2, int nb, int mode, int reps) {
+  const double ms = time_ms(reps, [&] {
+    tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, mode, c.probe, c.cycles);
+  });
+  std::vector<unsigned long long> cyc(grid);
+  CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  ClockProbe p;
+  CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
+  std::vector<double> bpc;
+  for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+  return {ms, median(bpc), *std::min_element(bpc.begin(), bpc.end()), probe_hz(p)};
+}
+
 // HBM streaming with part of the chip: 1..all SMs, ring depth 2 / 4 / the default (issue 8: skinny GEMMs keep
 // few SMs busy; mb_stream measured the same with 1D bulk copies). Records "tma_hbm_sms".
 static void bench_hbm_partial(Ctx& c, const CUtensorMap& m, int bytes, int def_stages, uint32_t inner, uint32_t outer,
@@ -420,19 +439,11 @@ static void bench_hbm_partial(Ctx& c, const CUtensorMap& m, int bytes, int def_s
     for (int grid : {1, 4, 8, 16, 28, 32, 64, 96}) {
       if (grid >= c.sms) continue;
       const int iters = (int)std::min<size_t>(((size_t)256 << 20) / grid / bytes, 4096);
-      double ms = time_ms(3, [&] {
-        tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, 1, c.probe, c.cycles);
-      });
-      std::vector<unsigned long long> cyc(grid);
-      CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-      ClockProbe p;
-      CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
-      std::vector<double> bpc;
-      for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+      const StreamRun r = run_stream(c, m, grid, smem, stages, bytes, iters, inner, outer, nbx_log2, nb, 1, 3);
       Rec("tma_hbm_sms").num("swizzle", swz).num("box_inner", inner).num("box_outer", outer).num("box_bytes", bytes)
-          .num("stages", stages).num("ctas", grid).num("iters", iters).num("bytes_per_clock_per_sm", median(bpc))
-          .num("cycles_per_box", bytes / median(bpc)).num("chip_bytes_per_s", (double)iters * bytes * grid / (ms * 1e-3))
-          .num("sm_clock_hz", probe_hz(p)).emit();
+          .num("stages", stages).num("ctas", grid).num("iters", iters).num("bytes_per_clock_per_sm", r.bpc)
+          .num("cycles_per_box", bytes / r.bpc).num("chip_bytes_per_s", (double)iters * bytes * grid / (r.ms * 1e-3))
+          .num("sm_clock_hz", r.hz).emit();
     }
   }
 }
@@ -461,19 +472,11 @@ static void bench_hbm_panel(Ctx& c) {
           const int iters = (int)std::min<int64_t>((int64_t)per_cta * nb, ((int64_t)256 << 20) / grid / bytes);
           if (iters < stages) continue;
           c.flush();
-          double ms = time_ms(3, [&] {
-            tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, 0, nb, 2, c.probe, c.cycles);
-          });
-          std::vector<unsigned long long> cyc(grid);
-          CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-          ClockProbe p;
-          CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
-          std::vector<double> bpc;
-          for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+          const StreamRun r = run_stream(c, m, grid, smem, stages, bytes, iters, inner, outer, 0, nb, 2, 3);
           Rec("tma_hbm_panel").num("pitch_bytes", (double)pitch * 2).num("box_inner", inner).num("box_outer", outer)
               .num("box_bytes", bytes).num("stages", stages).num("ctas", grid).num("iters", iters)
-              .num("bytes_per_clock_per_sm", median(bpc)).num("cycles_per_box", bytes / median(bpc))
-              .num("chip_bytes_per_s", (double)iters * bytes * grid / (ms * 1e-3)).num("sm_clock_hz", probe_hz(p))
+              .num("bytes_per_clock_per_sm", r.bpc).num("cycles_per_box", bytes / r.bpc)
+              .num("chip_bytes_per_s", (double)iters * bytes * grid / (r.ms * 1e-3)).num("sm_clock_hz", r.hz)
               .emit();
         }
       }
@@ -498,20 +501,13 @@ static void bench_l2_panel(Ctx& c) {
       const int smem = smem_request(stages * bytes + 8 * stages);
       set_smem((const void*)tma_stream_kernel, smem);
       const int grid = c.sms;
-      double ms = time_ms(g_quick ? 2 : 5, [&] {
-        tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, panels, nb, 4, c.probe, c.cycles);
-      });
-      std::vector<unsigned long long> cyc(grid);
-      CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-      ClockProbe p;
-      CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
-      std::vector<double> bpc;
-      for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
+      const StreamRun r = run_stream(c, m, grid, smem, stages, bytes, iters, inner, outer, panels, nb, 4,
+                                     g_quick ? 2 : 5);
       Rec("tma_stream").str("source", "l2_panel").num("swizzle", swz).num("box_inner", inner).num("box_outer", outer)
           .num("box_bytes", bytes).num("stages", stages).num("ctas", grid).num("iters", iters)
           .num("pitch_bytes", (double)t.cols * 2).num("panels", panels)
-          .num("bytes_per_clock_per_sm", median(bpc)).num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
-          .num("chip_bytes_per_s", (double)iters * bytes * grid / (ms * 1e-3)).num("ms", ms).num("sm_clock_hz", probe_hz(p))
+          .num("bytes_per_clock_per_sm", r.bpc).num("min_bytes_per_clock_per_sm", r.min_bpc)
+          .num("chip_bytes_per_s", (double)iters * bytes * grid / (r.ms * 1e-3)).num("ms", r.ms).num("sm_clock_hz", r.hz)
           .emit();
     }
   }
@@ -537,22 +533,14 @@ static void bench_stream(Ctx& c) {
         for (int grid : {1, c.sms}) {
           if (mode != 0 && grid == 1) continue;
           if (mode == 1 && !g_quick) bench_hbm_partial(c, m, bytes, stages, inner, outer, nbx_log2, nb, swz);
-          double ms = time_ms(g_quick ? 2 : 5, [&] {
-            tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, mode, c.probe,
-                                                  c.cycles);
-          });
-          std::vector<unsigned long long> cyc(grid);
-          CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-          ClockProbe p;
-          CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
-          std::vector<double> bpc;
-          for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
-          const double bps = (double)iters * bytes * grid / (ms * 1e-3);
+          const StreamRun r = run_stream(c, m, grid, smem, stages, bytes, iters, inner, outer, nbx_log2, nb, mode,
+                                         g_quick ? 2 : 5);
+          const double ms = r.ms, bps = (double)iters * bytes * grid / (ms * 1e-3);
           Rec("tma_stream").str("source", mode == 0 ? "l2" : mode == 3 ? "l2_row_order" : "hbm").num("swizzle", swz).num("box_inner", inner)
               .num("box_outer", outer).num("box_bytes", bytes).num("stages", stages).num("ctas", grid)
-              .num("iters", iters).num("bytes_per_clock_per_sm", median(bpc))
-              .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
-              .num("chip_bytes_per_s", bps).num("ms", ms).num("sm_clock_hz", probe_hz(p)).emit();
+              .num("iters", iters).num("bytes_per_clock_per_sm", r.bpc)
+              .num("min_bytes_per_clock_per_sm", r.min_bpc)
+              .num("chip_bytes_per_s", bps).num("ms", ms).num("sm_clock_hz", r.hz).emit();
         }
       }
     }
