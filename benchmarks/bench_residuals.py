@@ -1,0 +1,78 @@
+"""Where the model is systematically off: the prediction error of every committed dataset of our kernel grouped by
+one knob or trait at a time (stages, multicast, cluster, swizzle, tile M, epilogue, M class, predicted bottleneck,
+dtype, clock regime), each row in its timed loop's clock regime (clock auto).
+
+    python3 benchmarks/bench_residuals.py                       # H100, calibration half (what model changes may read)
+    python3 benchmarks/bench_residuals.py --gpu h200 --by stages,swizzle
+
+A group whose bias stands out names the physics to look at; the held-out half is for reporting only
+(benchmarks/bench_accuracy.py), so this prints the calibration half unless told otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import pandas as pd  # noqa: E402
+
+import bench_accuracy as ba  # noqa: E402
+from perfmodel.calibration.fit import load_split, split  # noqa: E402
+from perfmodel.calibration.report import add_predictions, measured_frame  # noqa: E402
+from perfmodel.config import KernelConfig  # noqa: E402
+
+TRAITS = ("stages", "multicast", "cluster", "swizzle", "tile_m", "epilogue", "m_class", "bottleneck", "dtype", "regime")
+M_CLASSES = ([0, 64, 256, 1024, float("inf")], ["M <= 64", "M <= 256", "M <= 1024", "M > 1024"])
+
+
+def frame(gpu: str, half: str) -> pd.DataFrame:
+    sp = load_split()
+    parts = []
+    for name, spec, note in ba._datasets():
+        if note or spec != gpu:
+            continue
+        measured, _ = measured_frame([ba.DATA / name])
+        df = add_predictions(measured, ba._hw(spec), clock="auto")
+        cal, held = split(df, sp)
+        parts.append(cal if half == "calibration" else held)
+    df = pd.concat([p for p in parts if len(p)], ignore_index=True).dropna(subset=["pred_tflops"])
+    cfgs = [KernelConfig.from_name(n) for n in df["config_name"]]
+    df["stages"] = [c.stages for c in cfgs]
+    df["multicast"] = [c.multicast and c.cluster_size > 1 for c in cfgs]
+    df["cluster"] = [f"{c.cluster_m}x{c.cluster_n}" for c in cfgs]
+    df["swizzle"] = [c.swizzle_a.value for c in cfgs]
+    df["tile_m"] = [c.tile_m for c in cfgs]
+    df["epilogue"] = [c.epilogue.value for c in cfgs]
+    df["m_class"] = pd.cut(df["m"], M_CLASSES[0], labels=M_CLASSES[1])
+    df["bottleneck"] = df["pred_bottleneck"]
+    df["regime"] = df["clock_basis"]
+    return df
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gpu", default="h100-sxm", choices=["h100-sxm", "h200"])
+    ap.add_argument("--split", default="calibration", choices=["calibration", "held_out"],
+                    help="which half (model changes may look at 'calibration' only)")
+    ap.add_argument("--by", default=",".join(TRAITS), help=f"comma-separated traits (of {', '.join(TRAITS)})")
+    args = ap.parse_args()
+    traits = [t.strip() for t in args.by.split(",") if t.strip()]
+    unknown = [t for t in traits if t not in TRAITS]
+    if unknown:
+        ap.error(f"unknown trait(s) {', '.join(unknown)} (known: {', '.join(TRAITS)})")
+    df = frame(args.gpu, args.split)
+    err = df["rel_err"]
+    print(f"{args.gpu}, {args.split} half, clock auto: {len(df)} points, MAPE {err.abs().mean():.1%}, "
+          f"bias {err.mean():+.1%}")
+    for t in traits:
+        g = df.groupby(t, observed=True)["rel_err"].agg(points="size", mape=lambda e: e.abs().mean(), bias="mean")
+        print(f"\nby {t}")
+        for key, r in g.iterrows():
+            print(f"  {str(key):<12} {int(r.points):>5}  MAPE {r.mape:6.1%}  bias {r.bias:+7.1%}")
+
+
+if __name__ == "__main__":
+    main()
