@@ -132,7 +132,7 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
 // mode 3: as mode 0 but each CTA takes consecutive boxes along a row band (step 1), as a GEMM stage loads the
 // boxes of one k-block: narrow (64/32-byte) boxes issued back to back then share 128-byte lines.
 // mode 4: the panel walk of mode 2 over an L2-resident tensor whose few panels many CTAs share, at a GEMM's
-// row pitch (nbx_log2 = the number of panels).
+// row pitch (nbx_log2 = the number of panels); mode 5: the same with each CTA out of phase along the row.
 // mode 2: a GEMM operand's panel walk from HBM: CTA g reads row panel g, g + grid, ... (`outer` rows each)
 // box by box along the row (nb = boxes per panel row, any count), as a K-major B operand is read.
 __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
@@ -160,8 +160,10 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
     if (mode == 2) {
       c0 = (it % nb) * inner;
       c1 = (int)(blockIdx.x + gridDim.x * (uint32_t)(it / nb)) * outer;
-    } else if (mode == 4) {  // the same walk over an L2-resident tensor of nbx_log2 panels, shared by CTAs
-      c0 = (it % nb) * inner;
+    } else if (mode == 4 || mode == 5) {  // the same walk over an L2-resident tensor of nbx_log2 panels shared by
+      // CTAs: in step (4), or each CTA starting at its own place along the row (5: the same sharing, out of phase)
+      const int phase = mode == 5 ? (int)(blockIdx.x * 7u) : 0;
+      c0 = ((it + phase) % nb) * inner;
       c1 = (int)((blockIdx.x + (uint32_t)(it / nb)) % (uint32_t)nbx_log2) * outer;
     } else {
       w.coords(inner, outer, c0, c1);
@@ -513,6 +515,30 @@ static void bench_l2_panel(Ctx& c) {
   }
 }
 
+// L2 request coalescing (issue 8): 128-byte rows, 16 KB boxes, ring of 4, every SM walking one of `panels` shared
+// panels of a small L2-resident tensor (2 KB rows, 128 rows a panel: at most 8.4 MiB), in step (mode 4) or out of
+// phase (mode 5), for 1..33 panels (132..4 SMs per panel). Records "tma_l2_sharing".
+static void bench_l2_sharing(Ctx& c) {
+  const uint32_t inner = 64, outer = 128;
+  const int bytes = (int)(inner * outer * 2), stages = 4;
+  for (int panels : {1, 2, 4, 8, 16, 33}) {
+    const Tensor2D t = {c.big.base, (uint64_t)outer * panels, 1024};
+    CUtensorMap m = make_map(t, inner, outer, 128);
+    const int nb = (int)(t.cols / inner);
+    const int iters = (int)(((size_t)(g_quick ? 4 : 32) << 20) / bytes);
+    const int smem = smem_request(stages * bytes + 8 * stages);
+    set_smem((const void*)tma_stream_kernel, smem);
+    for (int mode : {4, 5}) {
+      const StreamRun r = run_stream(c, m, c.sms, smem, stages, bytes, iters, inner, outer, panels, nb, mode,
+                                     g_quick ? 2 : 5);
+      Rec("tma_l2_sharing").num("panels", panels).num("sms_per_panel", (double)c.sms / panels)
+          .str("phase", mode == 4 ? "in_step" : "out_of_phase").num("box_bytes", bytes).num("stages", stages)
+          .num("ctas", c.sms).num("iters", iters).num("bytes_per_clock_per_sm", r.bpc)
+          .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3)).num("sm_clock_hz", r.hz).emit();
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -672,7 +698,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
-  if (g_stream_only) { bench_stream(c); bench_l2_panel(c); return 0; }
+  if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
   bench_stream(c);
@@ -681,5 +707,6 @@ int main(int argc, char** argv) {
   bench_multicast_l2(c);
   bench_hbm_panel(c);
   bench_l2_panel(c);
+  bench_l2_sharing(c);
   return 0;
 }
