@@ -88,3 +88,19 @@ def test_cli_tune_auto_predicts_a_small_space_whole(capsys):
                  "--set", "tile_m=128", "--set", "tile_n=128,256", "--set", "cluster=1x1,2x1", "--set", "stages=3,4",
                  "--set", "group_size=8"]) == 0
     assert "exhaustive prediction of the legal space" in capsys.readouterr().out
+
+
+def test_tune_says_why_our_kernel_cannot_build_its_best():
+    """Without --our-kernel, tune ranks what the PTX allows: a best configuration our kernel does not build gets the
+    rule it breaks instead of nvcc flags (and a B200 best: that our kernel is sm_90a)."""
+    from perfmodel import load_hardware, make_problem
+    from perfmodel.commands.tune import _kernel_export_reason
+    from perfmodel.config import KernelConfig
+    from perfmodel.interop import exports
+    hw, p = load_hardware("h100-sxm"), make_problem("8192x8192x8192", "bf16")
+    odd = KernelConfig.from_name("256x208x64_i64x208x16_cg1_cl1x2_mc1_s3_sw128-128_wg2_acc1_pn8_etma")
+    assert "kernel-sm90-epilogue-tile" in _kernel_export_reason(p, odd, hw, exports(p, odd, hw))
+    ok = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pm8_etma")
+    assert _kernel_export_reason(p, ok, hw, exports(p, ok, hw)) == ""
+    b200 = load_hardware("b200")
+    assert "sm_90a" in _kernel_export_reason(p, ok, b200, {"kernel_sm90": None})

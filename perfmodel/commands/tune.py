@@ -225,9 +225,25 @@ def _document(result: TuneResult, storage: str | None, k: int, validation) -> di
         doc["best"] = {"tflops": doc["top"][0]["tflops"], "config": config_dict(best)}
         doc["exports"] = exports(result.problem, best, result.hw)
         doc["triton_why_not"] = triton_export_reason(result.problem, best, result.hw)
+        doc["kernel_sm90_why_not"] = _kernel_export_reason(result.problem, best, result.hw, doc["exports"])
     if validation is not None:
         doc["validation"] = validation
     return doc
+
+
+def _kernel_export_reason(problem, cfg: KernelConfig, hw, ex: dict) -> str:
+    """Why our sm_90a kernel has no variant for the best configuration ("" where it has one): the first rule
+    it breaks (a search without --our-kernel ranks what the PTX allows, which our kernel may not build)."""
+    if ex.get("kernel_sm90"):
+        return ""
+    if hw.arch is not Arch.SM90A:
+        return "no variant for this GPU: our kernel is sm_90a"
+    from ..legality import check
+    found = check(problem, cfg, hw)
+    if not found:
+        return "no variant for this GPU/type"
+    v = found[0]
+    return f"not buildable: {v.reason} [{v.rule}]; `tune --our-kernel` searches only what it builds"
 
 
 def _print(doc: dict) -> None:
@@ -262,7 +278,7 @@ def _print(doc: dict) -> None:
     if ex["kernel_sm90"]:
         print(f"  our sm_90a kernel   nvcc {' '.join(ex['kernel_sm90']['nvcc_flags'])} {ex['kernel_sm90']['source']}")
     else:
-        print("  our sm_90a kernel   (no variant for this GPU/type)")
+        print(f"  our sm_90a kernel   ({doc.get('kernel_sm90_why_not') or 'no variant for this GPU/type'})")
     c = ex["cutlass"]
     print(f"  CUTLASS             {c['procedural_name']}")
     print(f"                      {c['KernelSchedule']}, {c['EpilogueSchedule']}, {c['TileScheduler']}"
