@@ -7,7 +7,7 @@ tile K, MMA instructions along N, swizzle, cluster, multicast, consumers, CTA gr
 ``FREE_KNOBS`` (stages, persistence, raster order, group size, epilogue).
 
 Upper bound of a group (``group_bound``, TFLOP/s at the regime's clock): the simulator's own per-k-block demand
-of its busiest resource (MMA issue, shared-memory fill, L2, the barrier round trip: ``sim.model._steady_demand``
+of its busiest resource (MMA issue, shared-memory fill, L2, the barrier round trip: ``SimParams.steady_stage_cycles``
 without HBM) over every k-block of the busiest SM, and the compulsory HBM traffic (each operand read once, the
 output written once) at the chip's HBM rate; neither depends on the free knobs. In the ``sustained`` regime the
 clock is bounded too: the power model (sim/power.py) at the tensor and L2 activities of that least number of

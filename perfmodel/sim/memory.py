@@ -161,19 +161,15 @@ def tma_bytes_per_clock(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpe
     t = hw.tma
     if t.request_cycles is None:
         return t.bytes_per_clock_per_sm
-    requests = 0.0
-    for width, pitch, step, rows in operand_layout(problem, cfg, hw):
-        requests += rows * row_geometry(width, pitch, step, hw)[0]
-    cycles = requests * t.request_cycles
+    cycles = tma_requests_per_stage(problem, cfg, hw) * t.request_cycles
     sbytes = stage_bytes(problem, cfg)
     return min(t.bytes_per_clock_per_sm, sbytes / cycles) if cycles > 0 else t.bytes_per_clock_per_sm
 
 
 def tma_requests_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
     """L2 requests one CTA's TMA loads of a stage send (after multicast): one per 128-byte line a box row
-    touches, and a head/tail request of its own where a row starts or ends mid-sector (row_geometry)."""
-    if hw.tma.sector_bytes is None:
-        return sum(rows * math.ceil(width / 128) for width, _, _, rows in operand_layout(problem, cfg, hw))
+    touches, and a head/tail request of its own where a row starts or ends mid-sector (row_geometry; one per
+    row without tma.sector_bytes)."""
     return sum(rows * row_geometry(width, pitch, step, hw)[0]
                for width, pitch, step, rows in operand_layout(problem, cfg, hw))
 
@@ -273,9 +269,10 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
     cta_stages = sched.n_tiles * cfg.cluster_size * k_iters
     if pa * sched.tiles_m * sched.batch + pb * sched.tiles_n * sched.batch <= l2:
         # each byte crosses HBM once: A (and its scale factors) once, B once
-        read_a, reuse = float(_a_bytes(problem)), "all-fit"
+        a_bytes = _a_bytes(problem)
+        read_a, reuse = float(a_bytes), "all-fit"
         read_b = float(problem.min_hbm_bytes - problem.m * problem.n * problem.out_dtype.bits // 8 * problem.batch
-                       - _a_bytes(problem))
+                       - a_bytes)
     elif window > l2:
         read_a, read_b, reuse = l2_a * cta_stages, l2_b * cta_stages, "none"   # no reuse beyond multicast
     else:

@@ -99,11 +99,6 @@ def _vec(snapshot) -> list[float]:
     return [t, *c]
 
 
-def _steady_demand(p: SimParams) -> float:
-    """Per k-block cycles of the busiest resource in steady state (SimParams.steady_stage_cycles)."""
-    return p.steady_stage_cycles
-
-
 def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, period: int = 1) -> list[float]:
     end = [tr.end_cycles, *tr.end_counters]
     ext_k, ext_t = p.k_iters - k_sim, tiles - n_sim
@@ -117,13 +112,13 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
         # which belong to the tile period D (measured between tiles), not to every k-block
         a, b = _vec(tr.snapshots[(0, ka)]), _vec(tr.snapshots[(0, kb)])
         per_k = [(y - x) / (kb - ka) for x, y in zip(a, b)]
-        per_k[0] = max(per_k[0], _steady_demand(p))
+        per_k[0] = max(per_k[0], p.steady_stage_cycles)
     per_tile = [0.0] * len(end)
     if ext_t:
         period = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
         a, b = _vec(tr.snapshots[(n_sim - 1 - period, kb)]), _vec(tr.snapshots[(n_sim - 1, kb)])
         per_tile = [(y - x) / period for x, y in zip(a, b)]
-        per_tile[0] = max(per_tile[0], k_sim * _steady_demand(p))   # a ring still filling looks faster
+        per_tile[0] = max(per_tile[0], k_sim * p.steady_stage_cycles)   # a ring still filling looks faster
     # busy time of every unit per k-block and per tile is exact (bytes / rate): only time and stalls
     # need the measured rates
     busy_k, busy_tile = _busy_per_k(p), _busy_per_tile(p)
@@ -265,7 +260,7 @@ def steady(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, perio
     d1 = tr.snapshots[(last, kb)][0] - tr.snapshots[(last - back, kb)][0]
     d0 = tr.snapshots[(last - back, kb)][0] - tr.snapshots[(last - 2 * back, kb)][0]
     # a tile period below the busiest resource's demand lives on token-bucket credit, which runs out
-    below_demand = d1 < back * k_sim * _steady_demand(p) * (1.0 - STEADY_TOLERANCE)
+    below_demand = d1 < back * k_sim * p.steady_stage_cycles * (1.0 - STEADY_TOLERANCE)
     return k_ok, not below_demand and abs(d1 - d0) <= STEADY_TOLERANCE * max(d1, 1.0)
 
 

@@ -83,16 +83,6 @@ class SimParams:
                    self.tag_cycles_per_stage,
                    self.wait_cycles + self.tma_issue_cycles)
 
-    def share_load(self, resource: str) -> float:
-        """The share of this SM's L2 / HBM / L2-tag rate it uses in steady state: that resource's cycles per
-        k-block over the busiest resource's. The SMs of a wave are alike, so it is also the chip's
-        utilization of the resource: what bursts can borrow (SharedServer) and how long HBM queues are."""
-        busy = {"l2": self.l2_bytes_per_stage / self.l2_bytes_per_clock,
-                "hbm": self.hbm_bytes_per_stage / self.hbm_bytes_per_clock if self.hbm_bytes_per_clock > 0 else 0.0,
-                "l2_tags": self.tag_cycles_per_stage}[resource]
-        steady = self.steady_stage_cycles
-        return min(busy / steady, 1.0) if steady > 0 else 0.0
-
     @property
     def instr_cycles(self) -> float:
         """Tensor-core occupancy of one instruction: the slower of the math and the SMEM operands, plus
