@@ -144,6 +144,22 @@ static inline double probe_hz(const ClockProbe& p) {
   return ns > 0 ? (double)(p.c1 - p.c0) / ns * 1e9 : 0.0;
 }
 
+// The SM clock a kernel's probe (on the device) measured.
+static inline double read_probe_hz(const ClockProbe* d_probe) {
+  ClockProbe p;
+  CK(cudaMemcpy(&p, d_probe, sizeof p, cudaMemcpyDeviceToHost));
+  return probe_hz(p);
+}
+
+// Each CTA's bytes per clock: the cycles CTA i wrote to d_cycles[i] while it moved bytes_per_cta.
+static inline std::vector<double> per_cta_rates(const unsigned long long* d_cycles, int grid, double bytes_per_cta) {
+  std::vector<unsigned long long> cyc(grid);
+  CK(cudaMemcpy(cyc.data(), d_cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  std::vector<double> rates;
+  for (auto x : cyc) rates.push_back(bytes_per_cta / (double)x);
+  return rates;
+}
+
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }

@@ -106,17 +106,12 @@ static void bench_hbm_sms(Ctx& c) {
           hbm_stream_kernel<<<grid, 32, smem>>>(c.buf + (launch_no++ % slots) * span, stages, chunk, iters, c.probe,
                                                 c.cycles);
         });
-        std::vector<unsigned long long> cyc(grid);
-        CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        ClockProbe p;
-        CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
-        std::vector<double> bpc;
-        for (auto x : cyc) bpc.push_back((double)iters * chunk / (double)x);
+        const std::vector<double> bpc = per_cta_rates(c.cycles, grid, (double)iters * chunk);
         Rec("hbm_sms").num("chunk_bytes", chunk).num("stages", stages).num("bytes_in_flight", stages * chunk)
             .num("ctas", grid).num("iters", iters).num("bytes_per_clock_per_sm", median(bpc))
             .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
             .num("chip_bytes_per_s", (double)iters * chunk * grid / (ms * 1e-3)).num("ms", ms)
-            .num("sm_clock_hz", probe_hz(p)).emit();
+            .num("sm_clock_hz", read_probe_hz(c.probe)).emit();
       }
     }
   }
@@ -167,9 +162,7 @@ static void bench_launch(Ctx& c) {
   for (double us_spin : {0.0, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0}) {
     const long long cycles = (long long)(us_spin * 1980.0);   // at the 1980 MHz boost clock; the probe reads the clock
     double us = per_launch_us(g_quick ? 100 : 500, [&](int) { spin_kernel<<<c.sms, 384, smem>>>(cycles, c.probe); });
-    ClockProbe p;
-    CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
-    const double hz0 = probe_hz(p), hz = std::isfinite(hz0) && hz0 > 1e8 ? hz0 : 1.98e9, spin = cycles / hz * 1e6;
+    const double hz0 = read_probe_hz(c.probe), hz = std::isfinite(hz0) && hz0 > 1e8 ? hz0 : 1.98e9, spin = cycles / hz * 1e6;
     Rec("launch_gap").str("kernel", "spin").num("spin_cycles", (double)cycles).num("spin_us", spin)
         .num("sm_clock_hz", hz).num("ctas", c.sms).num("threads", 384).num("smem_bytes", smem).num("cluster", 1)
         .num("us_per_launch", us).num("added_us", us - spin).emit();

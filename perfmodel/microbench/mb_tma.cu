@@ -216,6 +216,17 @@ __global__ void __cluster_dims__(2, 1, 1) tma_cluster_issue_kernel(const __grid_
   }
 }
 
+// A cluster-of-2 stage ring: thread 0 of each CTA sets up the stages' full barriers (one arrival + the bytes)
+// and empty barriers (released by both CTAs) and prefetches the map; then the cluster syncs.
+__device__ __forceinline__ void mc_ring_init(uint32_t full, uint32_t empty, int stages, const CUtensorMap* m) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 2); }
+    fence_mbar_init();
+    prefetch_map(m);
+  }
+  cluster_sync();
+}
+
 // Cluster of 2 needing the same tile (2 boxes) per stage. mc=0: each CTA loads both boxes itself;
 // mc=1: CTA r loads box r multicast to both. Stage reuse waits on an `empty` barrier that both
 // CTAs arrive on (as a real multicast pipeline must), in both modes so they compare fairly.
@@ -226,12 +237,7 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_stream_kernel(const __grid_cons
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), full = base + stages * 2 * box_bytes, empty = full + 8 * stages;
   const uint32_t rank = cluster_rank();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 2); }
-    fence_mbar_init();
-    prefetch_map(&m);
-  }
-  cluster_sync();
+  mc_ring_init(full, empty, stages, &m);
   const uint32_t cid = blockIdx.x / 2, ncl = gridDim.x / 2;
   long long t0 = clk();
   if (threadIdx.x == 0) {
@@ -280,12 +286,7 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_split_kernel(const __grid_const
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), full = base + stages * 2 * box_bytes, empty = full + 8 * stages;
   const uint32_t rank = cluster_rank();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 2); }
-    fence_mbar_init();
-    prefetch_map(&m);
-  }
-  cluster_sync();
+  mc_ring_init(full, empty, stages, &m);
   const uint32_t cid = blockIdx.x / 2;
   const int inner = 64;
   long long t0 = clk();
@@ -419,13 +420,8 @@ static StreamRun run_stream(Ctx& c, const CUtensorMap& m, int grid, int smem, in
   const double ms = time_ms(reps, [&] {
     tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, mode, c.probe, c.cycles);
   });
-  std::vector<unsigned long long> cyc(grid);
-  CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-  ClockProbe p;
-  CK(cudaMemcpy(&p, c.probe, sizeof p, cudaMemcpyDeviceToHost));
-  std::vector<double> bpc;
-  for (auto x : cyc) bpc.push_back((double)iters * bytes / (double)x);
-  return {ms, median(bpc), *std::min_element(bpc.begin(), bpc.end()), probe_hz(p)};
+  const std::vector<double> bpc = per_cta_rates(c.cycles, grid, (double)iters * bytes);
+  return {ms, median(bpc), *std::min_element(bpc.begin(), bpc.end()), read_probe_hz(c.probe)};
 }
 
 // HBM streaming with part of the chip: 1..all SMs, ring depth 2 / 4 / the default (issue 8: skinny GEMMs keep
@@ -591,11 +587,7 @@ static void bench_depth(Ctx& c) {
       for (int rep = 0; rep < 5; ++rep) {
         tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, 0, c.probe, c.cycles);
         CK_LAUNCH();
-        std::vector<unsigned long long> cyc(grid);
-        CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        std::vector<double> per;
-        for (auto x : cyc) per.push_back((double)iters * bytes / (double)x);
-        bpc.push_back(median(per));
+        bpc.push_back(median(per_cta_rates(c.cycles, grid, (double)iters * bytes)));
       }
       Rec rec("tma_depth");
       rec.num("stages", stages).num("box_bytes", bytes).num("bytes_in_flight", stages * bytes)
@@ -626,10 +618,7 @@ static void bench_multicast(Ctx& c) {
           tma_mc_stream_kernel<<<grid, 32, smem>>>(m, stages, box, iters, inner, outer, nbx_log2, ntiles, mode, mc,
                                                    c.cycles);
         });
-        std::vector<unsigned long long> cyc(grid);
-        CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        std::vector<double> bpc;
-        for (auto x : cyc) bpc.push_back(2.0 * iters * box / (double)x);
+        const std::vector<double> bpc = per_cta_rates(c.cycles, grid, 2.0 * iters * box);
         Rec("tma_multicast_stream").str("source", mode == 0 ? "l2" : "hbm").num("multicast", mc)
             .num("box_bytes", box).num("stages", stages).num("ctas", grid).num("iters", iters)
             .num("delivered_bytes_per_clock_per_sm", median(bpc))
@@ -658,11 +647,7 @@ static void bench_multicast_l2(Ctx& c) {
         double ms = time_ms(g_quick ? 2 : 5, [&] {
           tma_mc_split_kernel<<<grid, 64, smem>>>(m, stages, box, iters, outer, nbx_log2, ntiles, mc, c.cycles);
         });
-        std::vector<unsigned long long> cyc(grid);
-        CK(cudaMemcpy(cyc.data(), c.cycles, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        std::vector<double> bpc;
-        for (auto x : cyc) bpc.push_back(2.0 * iters * box / (double)x);
-        rate[mc] = median(bpc);
+        rate[mc] = median(per_cta_rates(c.cycles, grid, 2.0 * iters * box));
         Rec("tma_multicast_l2").num("multicast", mc).num("box_bytes", box).num("stages", stages).num("ctas", grid)
             .num("iters", iters).num("delivered_bytes_per_clock_per_sm", rate[mc])
             .num("delivered_chip_bytes_per_s", 2.0 * iters * box * grid / (ms * 1e-3)).num("ms", ms).emit();
