@@ -63,10 +63,12 @@ def _shape_table(df: pd.DataFrame) -> None:
               f"{r.meas_best:>9.1f} {r.pred_best:>9.1f} {'yes' if r.topk_hit else 'NO':>5}")
 
 
-def _datasets() -> list[tuple[str, str, str]]:
-    """(file, spec, note) of every committed dataset of our kernel."""
+def _datasets(skip=()) -> list[tuple[str, str, str]]:
+    """(file, spec, note) of every committed dataset of our kernel, but those whose name contains a ``skip`` text."""
     out = []
     for path in sorted(DATA.glob("*.jsonl")):
+        if any(text in path.name for text in skip):
+            continue
         header, _ = read_dataset(path)
         spec, note = OVERRIDES.get(path.name, (header.gpu_spec, ""))
         out.append((path.name, spec, note))
@@ -86,6 +88,8 @@ def main() -> None:
     ap.add_argument("--per-shape", action="store_true", help="print the per-(shape, dtype) tables too")
     ap.add_argument("--hw", action="append", default=[], metavar="SPEC=FILE",
                     help="predict SPEC's datasets with this hardware file instead (e.g. an older fit, for before/after)")
+    ap.add_argument("--skip", action="append", default=[], metavar="TEXT",
+                    help="leave out the datasets whose file name contains TEXT (e.g. heldout3: the older sets alone)")
     args = ap.parse_args()
     for item in args.hw:
         spec, _, path = item.partition("=")
@@ -97,7 +101,7 @@ def main() -> None:
           f"printing: {', '.join(halves)}; clock regimes: {', '.join(regimes)}")
     t0 = time.perf_counter()
     totals: dict[tuple[str, str, str], list[pd.DataFrame]] = {}
-    for name, spec, note in _datasets():
+    for name, spec, note in _datasets(args.skip):
         frame, _ = measured_frame([DATA / name])
         hw = _hw(spec)
         print(f"\n{name} ({frame['gpu_name'].iloc[0]}, predicted as {hw.name}; {len(frame)} valid kernel rows, "
@@ -118,7 +122,7 @@ def main() -> None:
         df = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else pd.DataFrame()
         print(f"  {gpu:<9} clock {regime:<9}" + _line(half, df)[4:])
     _goals(totals, halves)
-    _clocks(sp, halves)
+    _clocks(sp, halves, args.skip)
     _sources()
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
@@ -167,10 +171,10 @@ def _goals(totals: dict, halves) -> None:
               f"{(err.abs() <= 0.05).sum()}/{len(both)}")
 
 
-def _clocks(sp, halves) -> None:
+def _clocks(sp, halves, skip=()) -> None:
     """The sustained runs' predicted power-limited clock against their NVML mean clock."""
     rows = []
-    for name, spec, note in _datasets():
+    for name, spec, note in _datasets(skip):
         if note:
             continue
         frame, _ = measured_frame([DATA / name])

@@ -1,0 +1,97 @@
+"""The issue-8 memory parameters, derived again from the committed data (no GPU): the loaded HBM latency
+(tma.hbm_queue_ns, mb_tma runs) and the L2 tag pipeline (l2.tag_lookups_per_s and l2.fabric_*, our ncu of the
+GEMM in data/ncu), next to the values the hardware files hold.
+
+    python3 benchmarks/derive_l2_hbm.py
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from perfmodel.hardware import load_hardware  # noqa: E402
+from perfmodel.microbench.derive import hbm_queue_ns  # noqa: E402
+
+MB = ROOT / "data" / "microbench"
+NCU = ROOT / "data" / "ncu"
+QUEUE_RUNS = {"h100-sxm": ["h100-80gb-hbm3-2026-11-24-tma-sms.json", "h100-80gb-hbm3-2026-11-24-tma-panel.json",
+                           "h100-80gb-hbm3-2026-11-24-tma-roworder.json"],
+              "h200": ["h200-2026-11-24-stream-tma-pitch.json", "h200-2026-11-24-tma-panel.json"]}
+# the 8 H100 kernels at 8192^3 bf16 (data/ncu/README.md); those whose narrow rows bind the tag pipeline
+H100_KERNELS = ["e916b041eec84292f90f", "49db12b8067622fa51ad", "748d29b5529dec6c5217", "51085683f255d5c6a2fd",
+                "833bef10b4dc72ce3306", "00ee7a05d1e2f7191532", "7f15226f2674b94147c2", "d0ea1c751557ac0409c7"]
+TAG_BOUND = ["51085683f255d5c6a2fd", "833bef10b4dc72ce3306", "00ee7a05d1e2f7191532", "7f15226f2674b94147c2",
+             "d0ea1c751557ac0409c7"]
+
+
+def ncu(name: str) -> dict[str, float]:
+    """One ncu --csv --page raw file: metric -> value (the one profiled launch)."""
+    lines = [ln for ln in (NCU / name).read_text().splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    out = {}
+    for key, val in zip(rows[0], rows[2]):
+        try:
+            out[key] = float(val.replace(",", ""))
+        except ValueError:
+            pass
+    return out
+
+
+def peak_lookups_per_s(d: dict) -> tuple[float, float, float]:
+    """(slices, L2 clock Hz, peak tag lookups per second: one per slice per L2 cycle)."""
+    slices = d["lts__cycles_elapsed.sum"] / d["lts__cycles_elapsed.avg"]
+    hz = d["lts__cycles_elapsed.avg.per_second"]
+    return slices, hz, slices * hz
+
+
+def fabric_fit(kernels: list[dict]) -> tuple[float, float]:
+    """Least squares (no intercept) of the fabric's lookups on TMA read bytes and HBM read bytes: bytes per lookup."""
+    xs = [(d["lts__t_sectors_srcunit_tex.sum"] * 32, d["dram__bytes_read.sum"]) for d in kernels]
+    ys = [d["lts__t_requests_srcunit_ltcfabric.sum"] for d in kernels]
+    s11 = sum(a * a for a, _ in xs)
+    s12 = sum(a * b for a, b in xs)
+    s22 = sum(b * b for _, b in xs)
+    t1 = sum(a * y for (a, _), y in zip(xs, ys))
+    t2 = sum(b * y for (_, b), y in zip(xs, ys))
+    det = s11 * s22 - s12 * s12
+    ca, cb = (t1 * s22 - t2 * s12) / det, (s11 * t2 - s12 * t1) / det
+    return 1.0 / ca, 1.0 / cb
+
+
+def main() -> None:
+    print("tma.hbm_queue_ns (loaded HBM latency, mb_tma tma_hbm_sms / tma_hbm_panel)")
+    for gpu, runs in QUEUE_RUNS.items():
+        hw = load_hardware(gpu)
+        recs = [r for f in runs for r in json.loads((MB / f).read_text())["records"]]
+        q = hbm_queue_ns(recs, hw.hbm.bandwidth_bytes_per_s * hw.hbm.achievable_fraction, hw.tma.latency_cycles,
+                         hw.tma.hbm_miss_latency_cycles, hw.tma.bytes_per_clock_per_sm)
+        print(f"  {gpu:<9} {q[0]:6.1f} ns over {q[1]} points (rms residual {q[2]:.0f} ns); file: {hw.tma.hbm_queue_ns}")
+    kernels = {k: ncu(f"ncu_{k}.csv") for k in H100_KERNELS}
+    peaks = [peak_lookups_per_s(kernels[k]) for k in TAG_BOUND]     # the L2 clock of the tag-bound kernels
+    slices, hz = peaks[0][0], statistics.median(h for _, h, _ in peaks)
+    peak = slices * hz
+    util = statistics.median(kernels[k]["lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed"] / 100
+                             for k in TAG_BOUND)
+    h100, h200 = load_hardware("h100-sxm"), load_hardware("h200")
+    print("l2.tag_lookups_per_s (ncu of our kernel at 8192^3 bf16)")
+    print(f"  h100-sxm  {slices:.0f} slices x {hz / 1e9:.4f} GHz (median) = {peak / 1e9:.1f} G/s peak x {util:.3f} (median tag "
+          f"utilization of the {len(TAG_BOUND)} tag-bound kernels) = {peak * util:.4g}; file: {h100.l2.tag_lookups_per_s:.4g}")
+    s2, hz2, peak2 = peak_lookups_per_s(ncu("ncu_h200_833bef10b4dc72ce3306.csv"))
+    print(f"  h200      {s2:.0f} slices x {hz2 / 1e9:.4f} GHz = {peak2 / 1e9:.1f} G/s peak (x{peak2 / peak:.3f} the H100's) "
+          f"x {util:.3f} = {peak2 * util:.4g}; file: {h200.l2.tag_lookups_per_s:.4g} (from mb_tma's narrow-row ratio)")
+    read_b, fill_b = fabric_fit(list(kernels.values()))
+    print(f"l2.fabric_read_bytes_per_lookup / fabric_fill_bytes_per_lookup (least squares over {len(kernels)} kernels): "
+          f"{read_b:.0f} / {fill_b:.0f}; file: {h100.l2.fabric_read_bytes_per_lookup:.0f} / "
+          f"{h100.l2.fabric_fill_bytes_per_lookup:.0f}")
+
+
+if __name__ == "__main__":
+    main()
