@@ -66,6 +66,34 @@ def fabric_fit(kernels: list[dict]) -> tuple[float, float]:
     return 1.0 / ca, 1.0 / cb
 
 
+def run_info(name: str) -> dict:
+    """The harness's own JSON line inside an ncu file: shape, dtype and kernel knobs of the profiled run."""
+    for ln in (NCU / name).read_text().splitlines():
+        if ln.startswith('{"ok"'):
+            return json.loads(ln)
+    return {}
+
+
+def lrc_table() -> None:
+    """The L2 request coalescer (LRC) in every committed ncu file: sectors the SMs received
+    (lrc__xbar2gpc_sectors_op_read) over sectors the L2 slices served it (lrc__lts2lrc_sectors_op_read). Above 1
+    the L2 read each of those sectors once for several SMs: multicast, and, without multicast, plain loads of the
+    same sectors by CTAs sharing a panel that the LRC merged. Not modelled (sim/memory.py charges the L2 every
+    received byte except multicast's): printed as evidence for the next model change."""
+    print("L2 request coalescing (ncu lrc__*: SM-received / L2-served read sectors; not modelled yet)")
+    print(f"  {'file':<36} {'shape':<16} {'dtype':<5} {'tile':<11} {'st':>2} {'swz':>4} {'mc':>2} "
+          f"{'recv TB/s':>9} {'L2 TB/s':>8} {'ratio':>6} {'lts util':>8}")
+    for f in sorted(NCU.glob("ncu_*.csv")):
+        d, info = ncu(f.name), run_info(f.name)
+        k, t = info.get("kernel", {}), d["gpu__time_duration.sum"] * 1e-9
+        recv, served = d["lrc__xbar2gpc_sectors_op_read.sum"] * 32, d["lrc__lts2lrc_sectors_op_read.sum"] * 32
+        shape = f"{info.get('m')}x{info.get('n')}x{info.get('k')}"
+        tile = f"{k.get('bm')}x{k.get('bn')}x{k.get('bk')}"
+        print(f"  {f.name:<36} {shape:<16} {info.get('dtype', '?'):<5} {tile:<11} {k.get('stages', 0):>2} "
+              f"{k.get('swizzle', ['?'])[0]:>4} {k.get('multicast', 0):>2} {recv / t / 1e12:9.2f} {served / t / 1e12:8.2f} "
+              f"{recv / served:6.2f} {d['lts__t_sectors_srcunit_tex.sum.pct_of_peak_sustained_elapsed']:7.0f}%")
+
+
 def main() -> None:
     print("tma.hbm_queue_ns (loaded HBM latency, mb_tma tma_hbm_sms / tma_hbm_panel)")
     for gpu, runs in QUEUE_RUNS.items():
@@ -91,6 +119,7 @@ def main() -> None:
     print(f"l2.fabric_read_bytes_per_lookup / fabric_fill_bytes_per_lookup (least squares over {len(kernels)} kernels): "
           f"{read_b:.0f} / {fill_b:.0f}; file: {h100.l2.fabric_read_bytes_per_lookup:.0f} / "
           f"{h100.l2.fabric_fill_bytes_per_lookup:.0f}")
+    lrc_table()
 
 
 if __name__ == "__main__":
