@@ -94,6 +94,34 @@ def lrc_table() -> None:
               f"{recv / served:6.2f} {d['lts__t_sectors_srcunit_tex.sum.pct_of_peak_sustained_elapsed']:7.0f}%")
 
 
+def lrc_sweep() -> None:
+    """mb_tma's tma_lrc sweep (2026-11-25) beside its ncu run, launch by launch: SM-received over L2-served sectors
+    by sharers per panel, CTA grouping and phase offset (L2-resident panels, ring of 4)."""
+    recs = [r for r in json.loads((MB / "h100-80gb-hbm3-2026-11-25-tma-lrc.json").read_text())["records"]
+            if r.get("bench") == "tma_lrc"]
+    lines = [ln for ln in (NCU / "lrc" / "mb_tma_lrc_ncu.csv").read_text().splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    head = rows[0]
+
+    def val(row, key):
+        return float(row[head.index(key)].replace(",", ""))
+    print("mb_tma tma_lrc (H100, 2026-11-25): coalescing ratio by sharers / grouping / offset in boxes "
+          "(source l2, ring of 4; TB/s received, timed)")
+    print(f"  {'sharers':>7}  {'consecutive CTAs: off 0   1   4':<34}  {'strided CTAs: off 0   1   4':<30}")
+    table = {}
+    for r, row in zip(recs, rows[2:]):
+        if r["source"] != "l2" or r["stages"] != 4:
+            continue
+        ratio = val(row, "lrc__xbar2gpc_sectors_op_read.sum") / val(row, "lrc__lts2lrc_sectors_op_read.sum")
+        table[(r["group"], r["consecutive"], r["offset_boxes"])] = (ratio, r["chip_bytes_per_s"] / 1e12)
+    for g in sorted({k[0] for k in table}):
+        cells = []
+        for cons in (1, 0):
+            cells.append("  ".join(f"{table[(g, cons, o)][0]:4.2f} ({table[(g, cons, o)][1]:4.1f})"
+                                   if (g, cons, o) in table else " " * 11 for o in (0, 1, 4)))
+        print(f"  {g:>7}  {cells[0]:<40}  {cells[1]}")
+
+
 def main() -> None:
     print("tma.hbm_queue_ns (loaded HBM latency, mb_tma tma_hbm_sms / tma_hbm_panel)")
     for gpu, runs in QUEUE_RUNS.items():
@@ -120,6 +148,7 @@ def main() -> None:
           f"{read_b:.0f} / {fill_b:.0f}; file: {h100.l2.fabric_read_bytes_per_lookup:.0f} / "
           f"{h100.l2.fabric_fill_bytes_per_lookup:.0f}")
     lrc_table()
+    lrc_sweep()
 
 
 if __name__ == "__main__":

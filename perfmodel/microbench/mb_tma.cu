@@ -16,6 +16,8 @@
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
+static bool g_lrc_only = false;    // only the LRC sweep (tma_lrc)
+static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
 static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
@@ -174,6 +176,37 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
   long long t1 = clk();
   cycles[blockIdx.x] = t1 - t0;
   if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
+}
+
+// L2 request coalescing (issue 8, the LRC): every SM streams 16 KB boxes (128 rows of 128 bytes) of one of `panels`
+// panels that `group` CTAs share: consecutive blockIdx (`consecutive`) or every panels-th one, rank r of a group
+// starting r x `offset` boxes further along the panel. `fresh`: each group walks its own run of never-read panels of
+// a 1 GiB tensor (first touches miss L2); otherwise a small L2-resident panel over and over. One launch of one
+// configuration is one kernel: under ncu, `--lrc-only --ncu` launches each exactly once in record order.
+__global__ void tma_share_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters, int outer,
+                                 int inner, int nb, int panels, int total_panels, int group, int consecutive,
+                                 int offset, unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
+  fence_mbar_init();
+  prefetch_map(&m);
+  const int p = consecutive ? (int)blockIdx.x / group : (int)blockIdx.x % panels;
+  const int rank = consecutive ? (int)blockIdx.x % group : (int)blockIdx.x / panels;
+  Ring r(stages);
+  long long t0 = clk();
+  for (int it = 0; it < iters; ++it, r.next()) {
+    const uint32_t bar = bars + 8 * r.s;
+    if (r.wrapped) mbar_wait(bar, r.parity);
+    mbar_arrive_expect_tx(bar, box_bytes);
+    const int pos = it + rank * offset;
+    const int c0 = (pos % nb) * inner;
+    const int c1 = ((p + panels * (pos / nb)) % total_panels) * outer;
+    tma_load(base + r.s * box_bytes, &m, c0, c1, bar);
+  }
+  for (int k = 0; k < stages; ++k, r.next()) mbar_wait(bars + 8 * r.s, r.parity);
+  cycles[blockIdx.x] = clk() - t0;
 }
 
 // Cluster of 2: issue cost and latency, plain versus multicast. out[rep*5 + k]:
@@ -535,6 +568,61 @@ static void bench_l2_sharing(Ctx& c) {
   }
 }
 
+// The LRC sweep (tma_share_kernel): sharers per panel 1..132, consecutive or strided CTAs, in step or 1/4 boxes
+// apart per rank, ring of 4 or 8, L2-resident or first-touch panels. Records "tma_lrc" (received bytes; ncu adds
+// the L2-served side: lrc__lts2lrc_sectors_op_read).
+static void bench_lrc(Ctx& c) {
+  const uint32_t inner = 64, outer = 128;
+  const int bytes = (int)(inner * outer * 2);
+  const Tensor2D small = {c.big.base, (uint64_t)outer * 132, 512};     // 132 panels of 8 boxes, 17.3 MB
+  CUtensorMap ms = make_map(small, inner, outer, 128), mb = make_map(c.big, inner, outer, 128);
+  const int big_panels = (int)(c.big.rows / outer), big_nb = (int)(c.big.cols / inner);
+  for (int fresh : {0, 1}) {
+    for (int stages : {4, 8}) {
+      const int smem = smem_request(stages * bytes + 8 * stages);
+      set_smem((const void*)tma_share_kernel, smem);
+      for (int group : {1, 2, 4, 8, 16, 33, 132}) {
+        for (int consecutive : {1, 0}) {
+          if (group == 1 && !consecutive) continue;
+          for (int offset : {0, 1, 4}) {
+            if (group == 1 && offset) continue;
+            const int panels = (c.sms + group - 1) / group;
+            const int nb = fresh ? big_nb : (int)(small.cols / inner), total = fresh ? big_panels : (int)(small.rows / outer);
+            // fresh: each group reads panels p, p + panels, ... once (at most the whole tensor); resident: 8 MB a CTA
+            const int iters = fresh ? std::min(big_nb * (big_panels / panels), g_ncu ? 256 : 1024) : (g_ncu ? 128 : 512);
+            std::vector<double> ms_v;
+            const int reps = g_ncu ? 1 : 3;
+            for (int rep = 0; rep < reps; ++rep) {
+              if (fresh) c.flush();
+              cudaEvent_t a, b;
+              CK(cudaEventCreate(&a));
+              CK(cudaEventCreate(&b));
+              CK(cudaEventRecord(a));
+              tma_share_kernel<<<c.sms, 32, smem>>>(fresh ? mb : ms, stages, bytes, iters, outer, inner, nb, panels,
+                                                    total, group, consecutive, offset, c.cycles);
+              CK(cudaGetLastError());
+              CK(cudaEventRecord(b));
+              CK(cudaEventSynchronize(b));
+              float t = 0;
+              CK(cudaEventElapsedTime(&t, a, b));
+              ms_v.push_back(t);
+              CK(cudaEventDestroy(a));
+              CK(cudaEventDestroy(b));
+            }
+            const double msec = median(ms_v);
+            const std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, (double)iters * bytes);
+            Rec("tma_lrc").str("source", fresh ? "hbm_first_touch" : "l2").num("stages", stages).num("group", group)
+                .num("consecutive", consecutive).num("offset_boxes", offset).num("panels", panels)
+                .num("box_bytes", bytes).num("iters", iters).num("ctas", c.sms).num("reps", reps)
+                .num("bytes_per_clock_per_sm", median(bpc))
+                .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
+          }
+        }
+      }
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -664,7 +752,9 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--panel-only")) g_panel_only = true;
     else if (!strcmp(argv[i], "--stream-only")) g_stream_only = true;
-    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only])", argv[i]);
+    else if (!strcmp(argv[i], "--lrc-only")) g_lrc_only = true;
+    else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
+    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only [--ncu]])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -683,6 +773,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
+  if (g_lrc_only) { bench_lrc(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
