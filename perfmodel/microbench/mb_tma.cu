@@ -16,7 +16,7 @@
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
-static bool g_lrc_only = false;    // only the LRC sweep (tma_lrc)
+static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -207,6 +207,63 @@ __global__ void tma_share_kernel(const __grid_constant__ CUtensorMap m, int stag
   }
   for (int k = 0; k < stages; ++k, r.next()) mbar_wait(bars + 8 * r.s, r.parity);
   cycles[blockIdx.x] = clk() - t0;
+}
+
+// The same coalescer in a GEMM's pattern: persistent CTAs walk output tiles in our kernel's tile order (CUTLASS's
+// get_work_idx_m_and_n, as sim/scheduler.tile_coords: raster m/n, group g), per k-block one A box (a_rows x 128 B)
+// and one B box (b_rows x 128 B) of an 8192 x 8192 bf16 A and B (K-major, 16 KB row pitch) into a ring of `stages`;
+// a consumer thread holds each stage `work` cycles (the MMAs' time) before releasing it.
+__device__ __forceinline__ void tile_mn(int t, int tiles_m, int tiles_n, int raster_n, int group, int& m, int& n) {
+  const int major_n = raster_n ? tiles_n : tiles_m, minor_n = raster_n ? tiles_m : tiles_n;
+  const int g = max(1, min(group, minor_n));
+  const int strip = t / (g * major_n), within = t % (g * major_n);
+  const int width = min(g, minor_n - strip * g);
+  const int major = within / width, minor = strip * g + within % width;
+  m = raster_n ? minor : major;
+  n = raster_n ? major : minor;
+}
+
+__global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
+                                     int stages, int a_bytes, int b_bytes, int tiles, int k_iters, int tiles_m,
+                                     int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
+                                     int work, unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  const int stage_bytes = a_bytes + b_bytes;
+  const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 1); }
+    fence_mbar_init();
+    prefetch_map(&ma);
+    prefetch_map(&mb);
+  }
+  __syncthreads();
+  const long long t0 = clk();
+  const int total = tiles_m * tiles_n;
+  if (threadIdx.x == 0) {            // producer
+    Ring r(stages);
+    for (int j = 0; j < tiles; ++j) {
+      int m, n;
+      tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, raster_n, group, m, n);
+      for (int k = 0; k < k_iters; ++k, r.next()) {
+        if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
+        mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
+        const uint32_t dst = base + r.s * stage_bytes;
+        tma_load(dst, &ma, k * 64, m * a_rows, full + 8 * r.s);
+        tma_load(dst + a_bytes, &mb, k * 64, b_row0 + n * b_rows, full + 8 * r.s);
+      }
+    }
+  } else if (threadIdx.x == 32) {    // consumer: the MMAs' time, then release
+    int cs = 0;
+    uint32_t cpar = 0;
+    for (int it = 0; it < tiles * k_iters; ++it) {
+      mbar_wait(full + 8 * cs, cpar);
+      const long long w0 = clk();
+      while (clk() - w0 < work) {}
+      mbar_arrive(empty + 8 * cs);
+      if (++cs == stages) { cs = 0; cpar ^= 1; }
+    }
+    cycles[blockIdx.x] = clk() - t0;
+  }
 }
 
 // Cluster of 2: issue cost and latency, plain versus multicast. out[rep*5 + k]:
@@ -568,6 +625,24 @@ static void bench_l2_sharing(Ctx& c) {
   }
 }
 
+// One launch of launch(), timed with events (no warm-up: under ncu every launch is one profiled kernel).
+template <class F>
+static double once_ms(F launch) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a));
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaEventRecord(b));
+  CK(cudaEventSynchronize(b));
+  float t = 0;
+  CK(cudaEventElapsedTime(&t, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return t;
+}
+
 // The LRC sweep (tma_share_kernel): sharers per panel 1..132, consecutive or strided CTAs, in step or 1/4 boxes
 // apart per rank, ring of 4 or 8, L2-resident or first-touch panels. Records "tma_lrc" (received bytes; ncu adds
 // the L2-served side: lrc__lts2lrc_sectors_op_read).
@@ -594,20 +669,10 @@ static void bench_lrc(Ctx& c) {
             const int reps = g_ncu ? 1 : 3;
             for (int rep = 0; rep < reps; ++rep) {
               if (fresh) c.flush();
-              cudaEvent_t a, b;
-              CK(cudaEventCreate(&a));
-              CK(cudaEventCreate(&b));
-              CK(cudaEventRecord(a));
-              tma_share_kernel<<<c.sms, 32, smem>>>(fresh ? mb : ms, stages, bytes, iters, outer, inner, nb, panels,
-                                                    total, group, consecutive, offset, c.cycles);
-              CK(cudaGetLastError());
-              CK(cudaEventRecord(b));
-              CK(cudaEventSynchronize(b));
-              float t = 0;
-              CK(cudaEventElapsedTime(&t, a, b));
-              ms_v.push_back(t);
-              CK(cudaEventDestroy(a));
-              CK(cudaEventDestroy(b));
+              ms_v.push_back(once_ms([&] {
+                tma_share_kernel<<<c.sms, 32, smem>>>(fresh ? mb : ms, stages, bytes, iters, outer, inner, nb, panels,
+                                                      total, group, consecutive, offset, c.cycles);
+              }));
             }
             const double msec = median(ms_v);
             const std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, (double)iters * bytes);
@@ -617,6 +682,49 @@ static void bench_lrc(Ctx& c) {
                 .num("bytes_per_clock_per_sm", median(bpc))
                 .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
           }
+        }
+      }
+    }
+  }
+}
+
+// tma_lrc_gemm: tma_gemm_walk_kernel over the tiles of an 8192^3 bf16 GEMM (4 tiles a CTA), tile shapes 128x256,
+// 128x128 and 64x256, tile orders pm8 / pn8 / pm1, ring depth 2..6, consumer work 0 / 0.5 / 1 x the tile's
+// tensor-core time at 4096 FLOP/clk/SM. Records "tma_lrc_gemm" (received bytes; ncu adds the coalescer's side).
+static void bench_lrc_gemm(Ctx& c) {
+  struct Tile { int rows_a, rows_b; std::vector<int> depths; };
+  const Tile tile_shapes[] = {{128, 256, {2, 3, 4}}, {128, 128, {2, 4, 6}}, {64, 256, {2, 4, 5}}};
+  const struct { int raster_n, group; const char* name; } orders[] = {{0, 8, "pm8"}, {1, 8, "pn8"}, {0, 1, "pm1"}};
+  const int K = 8192, k_iters = K / 64, tiles_per_cta = 4;
+  for (const Tile& t : tile_shapes) {
+    const Tensor2D A = {c.big.base, 8192, (uint64_t)K}, B = {c.big.base, 16384, (uint64_t)K};
+    CUtensorMap ma = make_map(A, 64, t.rows_a, 128), mb = make_map(B, 64, t.rows_b, 128);
+    const int a_bytes = t.rows_a * 128, b_bytes = t.rows_b * 128;
+    const int tiles_m = 8192 / t.rows_a, tiles_n = 8192 / t.rows_b;
+    const int mma_cycles = 2 * t.rows_a * t.rows_b * 64 / 4096;
+    for (int stages : t.depths) {
+      const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+      set_smem((const void*)tma_gemm_walk_kernel, smem);
+      for (const auto& o : orders) {
+        for (int frac2 : {0, 1, 2}) {
+          const int work = mma_cycles * frac2 / 2;
+          const int reps = g_ncu ? 1 : 3;
+          std::vector<double> ms_v;
+          for (int rep = 0; rep < reps; ++rep) {
+            ms_v.push_back(once_ms([&] {
+              tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles_per_cta, k_iters,
+                                                        tiles_m, tiles_n, o.raster_n, o.group, t.rows_a, t.rows_b,
+                                                        8192, work, c.cycles);
+            }));
+          }
+          const double msec = median(ms_v);
+          const double bytes = (double)tiles_per_cta * k_iters * (a_bytes + b_bytes);
+          const std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, bytes);
+          Rec("tma_lrc_gemm").num("tile_m", t.rows_a).num("tile_n", t.rows_b).num("stages", stages)
+              .str("order", o.name).num("work_cycles", work).num("mma_cycles", mma_cycles)
+              .num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
+              .num("bytes_per_clock_per_sm", median(bpc))
+              .num("chip_bytes_per_s", bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
         }
       }
     }
@@ -773,7 +881,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
-  if (g_lrc_only) { bench_lrc(c); return 0; }
+  if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
