@@ -17,6 +17,7 @@ static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
+static bool g_skinny_only = false; // only tma_skinny_walk
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -731,6 +732,40 @@ static void bench_lrc_gemm(Ctx& c) {
   }
 }
 
+// tma_skinny_walk: the same walk for a skinny GEMM (M = 64, N = 8192, K = 28672 bf16, one tile a CTA: 64 CTAs of
+// 128-wide tiles or 32 of 256-wide ones). A is 64 rows: a 128-row box is half out of bounds (zero fill, as our
+// kernel's 128-row tiles at M = 64). Consumer work 0 (pure streaming) and the tile's MMA time as the model has it
+// (per k-block: instructions x 70.3 / 133 cycles, model 2026-11-25). Records "tma_skinny_walk".
+static void bench_skinny_walk(Ctx& c) {
+  const uint64_t K = 28672, N = 8192;
+  const Tensor2D A = {c.big.base, 64, K};
+  const Tensor2D B = {(uint8_t*)c.big.base + 64 * K * 2, N, K};
+  struct Case { int rows_a, rows_b, stages, work; };
+  const Case cases[] = {{128, 128, 6, 0}, {128, 128, 6, 562}, {128, 128, 4, 562}, {128, 128, 2, 562},
+                        {64, 256, 5, 0}, {64, 256, 5, 532}, {128, 256, 4, 0}, {128, 256, 4, 1064},
+                        {64, 128, 8, 0}, {64, 128, 8, 281}};
+  for (const Case& k : cases) {
+    CUtensorMap ma = make_map(A, 64, k.rows_a, 128), mb = make_map(B, 64, k.rows_b, 128);
+    const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128, tiles_n = (int)(N / k.rows_b);
+    const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
+    set_smem((const void*)tma_gemm_walk_kernel, smem);
+    const int k_iters = (int)(K / 64), reps = g_ncu ? 1 : 5;
+    std::vector<double> ms_v;
+    for (int rep = 0; rep < reps; ++rep) {
+      c.flush();
+      ms_v.push_back(once_ms([&] {
+        tma_gemm_walk_kernel<<<tiles_n, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, tiles_n, 0, 8,
+                                                   k.rows_a, k.rows_b, 0, k.work, c.cycles);
+      }));
+    }
+    const double msec = median(ms_v), b_total = (double)N * K * 2;
+    Rec("tma_skinny_walk").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
+        .num("work_cycles", k.work).num("ctas", tiles_n).num("k_iters", k_iters).num("ms", msec)
+        .num("b_bytes_per_s", b_total / (msec * 1e-3))
+        .num("cycles_per_kblock", 1.0 / median(per_cta_rates(c.cycles, tiles_n, (double)k_iters))).emit();
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -862,7 +897,8 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--stream-only")) g_stream_only = true;
     else if (!strcmp(argv[i], "--lrc-only")) g_lrc_only = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
-    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only [--ncu]])", argv[i]);
+    else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
+    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu]])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -882,6 +918,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
   if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
+  if (g_skinny_only) { bench_skinny_walk(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
