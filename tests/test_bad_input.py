@@ -283,6 +283,27 @@ CASES = [
          says="not a directory"),
     Case("calibrate-microbench-apply-missing", ["calibrate", "--microbench", "--apply", "{tmp}/none.toml"],
          says="none.toml"),
+    # ------------------------------------------------------------------ found by a new user's sweep (2026-11-25)
+    Case("report-csv-is-the-input", ["report", "{tmp}/a.jsonl", "--csv", "{tmp}/a.jsonl"], {"a.jsonl": DATASET},
+         says="overwrite"),
+    Case("report-plot-is-the-input", ["report", "{tmp}/a.png", "--plot", "{tmp}/a.png"], {"a.png": DATASET},
+         says="overwrite"),
+    Case("report-unknown-gpu-default-datasets", ["report", "--gpu", "nope"], says="unknown GPU"),
+    Case("report-format-from-the-future", ["report", "{tmp}/a.jsonl"],
+         {"a.jsonl": DATASET.replace(b"perfmodel-measurements/1", b"perfmodel-measurements/99")}, says="format"),
+    Case("report-only-negative-tflops", ["report", "{tmp}/a.jsonl"],
+         {"a.jsonl": HEADER + SMOKE_LINES[3].replace(b'"tflops": ', b'"tflops": -')}, says="no valid"),
+    Case("report-only-unknown-configs", ["report", "{tmp}/a.jsonl"],
+         {"a.jsonl": HEADER + SMOKE_LINES[3].replace(CONFIG.encode(), b"not_a_config")},
+         says="can be predicted"),
+    Case("predict-trace-and-timeline-same-file", ["predict", *P, "--tile", "128x256x64", "--timeline",
+                                                  "{tmp}/x.png", "--trace", "{tmp}/x.png"], says="same file",
+         absent=("x.png",)),
+    Case("tune-seed-negative", ["tune", *P, *T, "--seed", "-1"], says="--seed"),
+    Case("tune-seed-too-big", ["tune", *P, *T, "--seed", str(2 ** 32)], says="--seed"),
+    Case("calibrate-fit-apply-other-gpus-file", ["calibrate", "--fit", "--dataset", "{tmp}/a.jsonl", "--params",
+                                                 "smem.write_port_share", "--apply", "{tmp}/b200.toml"],
+         {"a.jsonl": DATASET, "b200.toml": (ROOT / "configs/hardware/b200.toml").read_bytes()}, says="describes"),
 ]
 
 

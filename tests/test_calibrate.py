@@ -120,8 +120,12 @@ def test_apply_writes_values_with_a_fit_source(tmp_path):
     apply_fit(str(toml), res, ["a/x.jsonl", "y.jsonl"], date="2026-11-24", shapes="the calibration split of S",
               command="perfmodel calibrate --fit --params " + DIRECT)
     assert parse_hardware(toml.read_text(), str(toml)).source_of(DIRECT) == (
-        f"fit: perfmodel calibrate --fit --params {DIRECT} on data/measurements/x.jsonl, data/measurements/y.jsonl "
+        f"fit: perfmodel calibrate --fit --params {DIRECT} on a/x.jsonl, y.jsonl "
         "(each row in its timed loop's clock regime), the calibration split of S, 2026-11-24")
+    # a dataset outside the working directory is named where it is, not as if it were a committed file
+    outside = tmp_path / "elsewhere.jsonl"
+    apply_fit(str(toml), res, [str(outside)], date="2026-11-25", shapes="the calibration split of S")
+    assert str(outside) in parse_hardware(toml.read_text(), str(toml)).source_of(DIRECT)
     bad = FitResult(gpu="h100-sxm", values={"tma.latency_cycles": 1.0}, before={}, loss_before=0, loss_after=0,
                     evaluations=0, calibration_shapes=())
     with pytest.raises(CalibrationError):
@@ -157,3 +161,23 @@ def test_cli_refuses_unclear_requests(capsys):
     assert main(["calibrate", "--fit", "--microbench", "--dataset", "x"]) == 2
     err = capsys.readouterr().err
     assert "needs the hardware file's path" in err and "--dataset" in err and "--clock-dataset" in err
+
+
+def test_apply_keeps_values_the_data_do_not_constrain(tmp_path, capsys, monkeypatch):
+    """A fit that does not lower its loss (a flat direction: the rows do not depend on the parameter) writes
+    nothing: the hardware file keeps its sourced value instead of wherever the search ended."""
+    from perfmodel import cli
+    root = Path(__file__).resolve().parent.parent
+    lines = (root / "data/measurements/h100_smoke.jsonl").read_text().splitlines()
+    rows = [ln for ln in lines[1:] if '"m": 8192, "n": 8192, "k": 8192' in ln][:6]
+    ds = tmp_path / "small.jsonl"
+    ds.write_text("\n".join([lines[0], *rows]) + "\n")
+    toml = tmp_path / "h100-sxm.toml"
+    shutil.copy(hardware_dir() / "h100-sxm.toml", toml)
+    before = toml.read_bytes()
+    monkeypatch.chdir(root)
+    code = cli.main(["calibrate", "--fit", "--dataset", str(ds), "--params", "smem.write_port_share", "--rounds", "1",
+                     "--jobs", "1", "--apply", str(toml)])
+    out = capsys.readouterr().out
+    assert code == 0 and "not written: smem.write_port_share" in out
+    assert toml.read_bytes() == before

@@ -332,6 +332,13 @@ def _value(hw: HardwareSpec, key: str) -> float:
     return getattr(getattr(hw, sec), name)
 
 
+def _data_path(path) -> str:
+    """A data file as a source names it: relative to the working directory (the repository root, where the
+    committed data lie: data/measurements/...), else the absolute path (a file elsewhere is named where it is)."""
+    rel = os.path.relpath(os.path.abspath(str(path)))
+    return rel if not rel.startswith("..") else os.path.abspath(str(path))
+
+
 def fit_source(dataset: str | Sequence[str] | None, shapes: Sequence[str] | str, date: str | None = None,
                clock_dataset: str | Sequence[str] | None = None, command: str | None = None,
                power_run: str | Sequence[str] | None = None) -> str:
@@ -340,7 +347,7 @@ def fit_source(dataset: str | Sequence[str] | None, shapes: Sequence[str] | str,
     date = date or datetime.date.today().isoformat()
     def names(x):
         xs = [x] if isinstance(x, (str, os.PathLike)) else list(x or [])
-        return [f"data/measurements/{os.path.basename(str(v))}" for v in xs]
+        return [_data_path(v) for v in xs]
     what = []
     if names(dataset):
         what.append(", ".join(names(dataset)) + (" (each row in its timed loop's clock regime)," if isinstance(shapes, str)
@@ -348,8 +355,7 @@ def fit_source(dataset: str | Sequence[str] | None, shapes: Sequence[str] | str,
     if names(clock_dataset):
         what.append("the sustained clock runs " + ", ".join(names(clock_dataset))
                     + (f" (loops >= {SUSTAINED_LOOP_S * 1e3:.0f} ms)," if isinstance(shapes, str) else ""))
-    runs = [f"data/microbench/{os.path.basename(str(v))}" for v in
-            ([power_run] if isinstance(power_run, (str, os.PathLike)) else list(power_run or []))]
+    runs = [_data_path(v) for v in ([power_run] if isinstance(power_run, (str, os.PathLike)) else list(power_run or []))]
     if runs:
         what.append("the board power of the mb_power phases " + ", ".join(runs) + ",")
     where = shapes if isinstance(shapes, str) else f"calibration shapes {', '.join(shapes)}"

@@ -8,13 +8,14 @@ Figures (all on valid kernel rows; cuBLAS rows are references, not predictions):
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Iterable
 
 import pandas as pd
 
 from ..config import KernelConfig
-from ..errors import PerfmodelError
+from ..errors import PerfmodelError, PerfmodelWarning
 from ..hardware import HardwareSpec, load_hardware
 from ..measure import CUBLAS, read_dataset
 from ..prediction.predict import predict
@@ -72,20 +73,25 @@ def add_predictions(frame: pd.DataFrame, hw: HardwareSpec, *, clock="auto") -> p
     Adds pred_tflops, pred_bottleneck, pred_clock_hz, clock_basis (the regime each row was predicted in)
     and rel_err."""
     regime = parse_clock(clock, allow_measured=True)
-    preds, bottlenecks, clocks, basis = [], [], [], []
+    preds, bottlenecks, clocks, basis, unpredicted = [], [], [], [], []
     for row in frame.itertuples():
-        problem = make_problem((row.m, row.n, row.k), row.dtype)
         r, why = row_regime(row, regime)
         try:
+            problem = make_problem((row.m, row.n, row.k), row.dtype)
             p = predict(problem, KernelConfig.from_name(row.config_name), hw, clock=r)
             preds.append(p.tflops)
             bottlenecks.append(p.bottleneck.value)
             clocks.append(p.clock_hz)
-        except PerfmodelError:
+        except PerfmodelError as exc:
             preds.append(float("nan"))
             bottlenecks.append("illegal")
             clocks.append(float("nan"))
+            unpredicted.append((row.config_name, row.shape, row.dtype, " ".join(str(exc).split())))
         basis.append(why)
+    if unpredicted:     # stated, not dropped in silence (a mistyped configuration name, a shape the GPU refuses)
+        name, shape, dtype, why = unpredicted[0]
+        warnings.warn(f"{len(unpredicted)} of {len(frame)} rows cannot be predicted on {hw.name} and are left out "
+                      f"(first: {name} {shape} {dtype}: {why[:160]})", PerfmodelWarning, stacklevel=2)
     out = frame.copy()
     out["pred_tflops"] = preds
     out["pred_bottleneck"] = bottlenecks

@@ -16,7 +16,9 @@ from ..microbench.suite import run as run_microbench
 NAME = "calibrate"
 HELP = ("measure hardware parameters with microbenchmarks (--microbench) or fit the model's named "
         "parameters to a measured dataset (--fit), and update a hardware file")
-_APPLY_TO_SPEC = "\0spec"   # `--apply` without a path: the hardware file of --gpu (fit only)
+_APPLY_TO_SPEC = "\0spec"
+FIT_MIN_GAIN = 1e-3         # --apply writes a fit only if it lowered its loss by this share (else the data do not
+                            # constrain the values: a flat direction would write whatever the search ended on)   # `--apply` without a path: the hardware file of --gpu (fit only)
 
 
 def add_arguments(p):
@@ -98,7 +100,11 @@ def _run_fit(args) -> int:
         target = hw.path if args.apply == _APPLY_TO_SPEC else args.apply
         if not Path(target).is_file():
             raise PerfmodelError(f"--apply {target}: no such hardware file")
-        cal.check_fittable(load_hardware(target), power + cycle)
+        target_hw = load_hardware(target)
+        if target_hw.name != hw.name:
+            raise PerfmodelError(f"--apply {target}: that file describes {target_hw.name}, the fit is of {hw.name} "
+                                 f"(its data's GPU or --gpu); write each GPU's fit into its own file")
+        cal.check_fittable(target_hw, power + cycle)
         writable_file(target, "--apply")
     calib = cal.split(frame, split)[0] if len(frame) else frame
     clocks_cal = cal.split(clocks, split)[0] if clocks is not None else None
@@ -123,10 +129,13 @@ def _run_fit(args) -> int:
     after = cal.evaluate_split(calib, fitted, split)[0].calibration if len(calib) else None
     where = f"the calibration split of {_relative(split.path)}"
     command = "perfmodel calibrate --fit --params " + ",".join(values)
-    written = {}
+    written, kept = {}, []
     if args.apply is not None:
         path = hw.path if args.apply == _APPLY_TO_SPEC else args.apply
         for r, is_power in zip(results, ([True] if power else []) + ([False] if cycle else [])):
+            if not r.loss_after < r.loss_before * (1.0 - FIT_MIN_GAIN):
+                kept.extend(r.values)     # the data do not constrain these values: the file keeps its own
+                continue
             written.update(cal.apply_fit(path, r, None if is_power else args.dataset,
                                          clock_dataset=args.clock_dataset if is_power else None, shapes=where,
                                          command=command, power_run=args.power_run if is_power else None))
@@ -142,7 +151,7 @@ def _run_fit(args) -> int:
                                                        | (set(clocks_cal["shape"]) if clocks_cal is not None else set())),
                           "before": None if before is None else dict(before.__dict__),
                           "after": None if after is None else dict(after.__dict__),
-                          "written": {k: v[0] for k, v in written.items()}}, indent=2))
+                          "written": {k: v[0] for k, v in written.items()}, "kept": kept}, indent=2))
         return 0
     print(f"fit {hw.name} on {where}: throughput {', '.join(args.dataset) or '-'}; "
           f"sustained clocks {', '.join(args.clock_dataset) or '-'}")
@@ -160,6 +169,9 @@ def _run_fit(args) -> int:
             print(f"{label:<6} calibration " + " | ".join(acc.lines()[1:]))
     print("held-out figures: python3 benchmarks/bench_accuracy.py (not printed here: fits are judged on the "
           "calibration split)")
+    if kept:
+        print(f"not written: {', '.join(kept)} (the fit did not lower the calibration loss by {FIT_MIN_GAIN:.1%}: "
+              f"the data do not constrain them, the hardware file keeps its values)")
     if written:
         print(f"wrote {len(written)} values to {hw.path if args.apply == _APPLY_TO_SPEC else args.apply}")
     return 0

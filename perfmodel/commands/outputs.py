@@ -65,4 +65,24 @@ def image_file(path: str, flag: str) -> Path:
     return writable_file(path, flag)
 
 
-__all__ = ["OutputPathError", "image_file", "writable_file"]
+def distinct_paths(outputs: dict[str, str | None], inputs: dict[str, str] | None = None) -> None:
+    """Refuse (OutputPathError) when two output options name the same file, or an output names one of the
+    inputs: the second write would replace the first, or the output would overwrite the data being read.
+    ``outputs``: option -> path (None or empty: not given); ``inputs``: what -> path."""
+    def key(path: str) -> str:
+        return os.path.realpath(os.path.expanduser(path))
+    seen: dict[str, str] = {}
+    for flag, path in outputs.items():
+        if not path:
+            continue
+        k = key(path)
+        if k in seen:
+            raise OutputPathError(f"{seen[k]} and {flag} name the same file {path}: give each its own")
+        seen[k] = flag
+    for what, path in (inputs or {}).items():
+        if path and key(path) in seen:
+            raise OutputPathError(f"{seen[key(path)]} {path} is {what}: writing it would overwrite the data it "
+                                  f"reads (give another file)")
+
+
+__all__ = ["OutputPathError", "distinct_paths", "image_file", "writable_file"]

@@ -7,7 +7,7 @@ import math
 from ..legality import check
 from ..prediction.predict import Prediction, predict
 from .common import add_knob_arguments, add_problem_arguments, resolve
-from .outputs import image_file, writable_file
+from .outputs import distinct_paths, image_file, writable_file
 
 NAME = "predict"
 HELP = "predict throughput, bottleneck and timeline of a configuration (SimPy model + analytic baseline)"
@@ -25,6 +25,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    distinct_paths({"--timeline": args.timeline, "--trace": args.trace})
     if args.timeline:   # before the simulation: a path that cannot be written fails now, not after the table
         image_file(args.timeline, "--timeline")
     if args.trace:

@@ -5,14 +5,15 @@ import glob
 import json
 
 from ..errors import PerfmodelError
-from .outputs import image_file, writable_file
+from .outputs import distinct_paths, image_file, writable_file
 
 NAME = "report"
 HELP = "compare the model with a measurement dataset: MAPE, p90 error, Spearman per shape, top-8"
 
 
 def add_arguments(p):
-    p.add_argument("datasets", nargs="*", help="measurement JSONL files (default: data/measurements/*dataset*.jsonl)")
+    p.add_argument("datasets", nargs="*", help="measurement JSONL files (default: data/measurements/*dataset*.jsonl "
+                                               "of --gpu's spec)")
     p.add_argument("--gpu", help="hardware spec to predict with (default: the dataset header's)")
     p.add_argument("--clock", default="auto", metavar="auto|measured|boost|sustained|MHZ",
                    help="the clock each row is predicted at: auto (default: the regime of the row's timed loop: boost "
@@ -36,6 +37,9 @@ def run(args) -> int:
     if args.published and clock.regime is Regime.MEASURED:
         raise PerfmodelError("--clock measured applies to measurement datasets; published rows carry their own "
                              "regime (auto), or give boost, sustained or MHz")
+    distinct_paths({"--csv": args.csv, "--plot": args.plot},
+                   {**{f"input dataset {i + 1}": d for i, d in enumerate(args.datasets)},
+                    **({"the --published file": args.published} if args.published else {})})
     if args.csv:        # before any prediction: nothing computed is lost to an unwritable path
         writable_file(args.csv, "--csv")
     if args.plot:
@@ -43,10 +47,14 @@ def run(args) -> int:
     if args.published:
         return _published(args, None if clock.regime is Regime.AUTO else clock)
     from ..calibration.report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here
-    paths = args.datasets or sorted(glob.glob("data/measurements/*dataset*.jsonl"))
-    if not paths:
-        raise PerfmodelError("no dataset given and none under data/measurements/*dataset*.jsonl")
+    if args.gpu:
+        from ..hardware import load_hardware
+        load_hardware(args.gpu)          # an unknown GPU is named as such, before any dataset is read
+    paths = args.datasets or _default_datasets(args.gpu)
     df, hw = compare(paths, args.gpu, clock=clock)
+    if not df["pred_tflops"].notna().any():
+        raise PerfmodelError(f"none of the {len(df)} rows of {', '.join(paths)} can be predicted on {hw.name} "
+                             f"(see the warning above)")
     basis = df["clock_basis"].value_counts().to_dict()
     acc = accuracy(df)
     shapes = per_shape(df)
@@ -69,6 +77,32 @@ def run(args) -> int:
     for line in acc.lines():
         print(line)
     return 0
+
+
+DEFAULT_DATASETS = "data/measurements/*dataset*.jsonl"
+
+
+def _default_datasets(gpu: str | None) -> list[str]:
+    """The committed datasets of one GPU: those of --gpu's spec, or, without --gpu, of the one spec they all
+    share (several: say which to pick)."""
+    from ..hardware import load_hardware
+    from ..measure import read_dataset
+    paths = sorted(glob.glob(DEFAULT_DATASETS))
+    if not paths:
+        raise PerfmodelError(f"no dataset given and none under {DEFAULT_DATASETS} (run from the repository root "
+                             f"or name the files)")
+    spec_of = {p: read_dataset(p)[0].gpu_spec for p in paths}
+    if gpu:
+        name = load_hardware(gpu).name
+        mine = [p for p in paths if spec_of[p] == name]
+        if not mine:
+            raise PerfmodelError(f"no dataset of {name} under {DEFAULT_DATASETS}: name the files to compare with")
+        return mine
+    specs = sorted(set(spec_of.values()))
+    if len(specs) > 1:
+        raise PerfmodelError(f"the datasets under {DEFAULT_DATASETS} are of {', '.join(specs)}: pass --gpu "
+                             f"({' or '.join(specs)}) or name the files")
+    return paths
 
 
 def _published(args, clock) -> int:

@@ -19,7 +19,7 @@ from ..search.tuner import SAMPLERS, SearchError, TuneResult, tune
 from ..search.space import load_space, parse_override
 from ..legality.capacity import require_fits
 from .common import add_problem_arguments
-from .outputs import writable_file
+from .outputs import distinct_paths, writable_file
 
 NAME = "tune"
 HELP = "search the legal configuration space for the best predicted configuration (Optuna)"
@@ -75,6 +75,8 @@ def run(args) -> int:
     trials = _trials(args)
     if args.top < 1:
         raise SearchError("--top must be >= 1")
+    if args.seed is not None and not 0 <= args.seed < 2 ** 32:
+        raise SearchError(f"--seed {args.seed}: must be in 0 .. 2^32-1 (the samplers' numpy seed range)")
     hw = load_hardware(args.gpu)
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major,
                            b_major=args.b_major)
@@ -84,6 +86,9 @@ def run(args) -> int:
     if args.validate_top:   # fail before a long search, not after it
         from ..search.validate_top import local_runner
         writable_file(args.measurements, "--measurements", create_dirs=True)
+        url = _storage(args.storage) or ""
+        if url.startswith("sqlite:///"):
+            distinct_paths({"--measurements": args.measurements, "--storage": url[len("sqlite:///"):]})
         local_runner(hw.name, args.measurements)
     space = load_space(args.space) if args.space else load_space(hw.arch)
     if args.set:

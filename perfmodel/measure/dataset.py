@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import PerfmodelError, PerfmodelWarning
-from .records import DatasetHeader, Measurement
+from .records import FORMAT, DatasetHeader, Measurement
 
 
 class DatasetError(PerfmodelError):
@@ -54,6 +54,8 @@ def read_dataset(path: str | os.PathLike) -> tuple[DatasetHeader, list[Measureme
                 raise DatasetError(f"{p}:1: not a perfmodel measurement dataset (its header lacks "
                                    f"{', '.join(need)})")
         header = DatasetHeader.from_dict(first)
+        if header.format != FORMAT:
+            raise DatasetError(f"{p}:1: dataset format {header.format!r} is not one this perfmodel reads ({FORMAT})")
     except KeyError as exc:
         raise DatasetError(f"{p}:1: not a perfmodel dataset header (no key {exc})") from None
     except (ValueError, TypeError, AttributeError) as exc:

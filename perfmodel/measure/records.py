@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from dataclasses import dataclass
 
 FORMAT = "perfmodel-measurements/1"
@@ -122,10 +123,24 @@ class Measurement:
                 raise TypeError(f"{key} must be a string, got {body[key]!r}")
         for key in _NUMBERS:
             v = body.get(key)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise TypeError(f"{key} must be a number or null, got {v!r}")
+            if not math.isfinite(v) or v < 0 or (v == 0 and key in _POSITIVE):
+                raise ValueError(f"{key} must be a finite number {'> 0' if key in _POSITIVE else '>= 0'}, got {v!r}")
+        t, f = body.get("time_median_s"), body.get("tflops")
+        if t and f and abs(2.0 * body["m"] * body["n"] * body["k"] / t / 1e12 / f - 1.0) > TFLOPS_TOLERANCE:
+            raise ValueError(f"tflops {f!r} disagrees with 2MNK / time_median_s "
+                             f"({2.0 * body['m'] * body['n'] * body['k'] / t / 1e12:.6g})")
         return cls(**body)
 
+
+# measured times, rates, clocks and powers are > 0 when present (0 or a negative is a broken row, not a measurement)
+_POSITIVE = frozenset(("time_median_s", "time_p20_s", "time_p80_s", "tflops", "cublas_median_s", "cublas_tflops",
+                       "cublas_sm_clock_mean_hz", "sm_clock_mean_hz", "sm_clock_min_hz", "power_mean_w", "power_max_w",
+                       "smi_sm_clock_mean_hz", "smi_sm_clock_min_hz", "smi_power_mean_w"))
+TFLOPS_TOLERANCE = 0.01   # a row's tflops is 2MNK / its median time (the harness rounds it to 0.001 TFLOP/s)
 
 _NUMBERS = ("time_median_s", "time_p20_s", "time_p80_s", "reps", "tflops", "rel_err", "cublas_median_s",
             "cublas_tflops", "cublas_sm_clock_mean_hz", "sm_clock_mean_hz", "sm_clock_min_hz", "power_mean_w",
