@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .errors import HardwareSpecError, UnknownGpuError, decode_utf8
+from .errors import ConfigError, HardwareSpecError, UnknownGpuError, decode_utf8
 
 
 class UnknownHardwareKeyError(HardwareSpecError, KeyError):
@@ -54,6 +54,8 @@ class GpuSection:
     # size leave SMs idle): cudaOccupancyMaxActiveClusters x cluster size
     cluster4_sms: int = _f(1, 1024, int)
     cluster8_sms: int = _f(1, 1024, int)
+    # the same for non-portable clusters of 16 (absent: not measured, and such clusters are refused: a rule)
+    cluster16_sms: int = _f(1, 1024, int, optional=True)
     max_threads_per_sm: int = _f(32, 1 << 16, int)     # resident threads per SM (occupancy)
     max_ctas_per_sm: int = _f(1, 1024, int)            # resident thread blocks per SM (occupancy)
     # seconds a launch adds to a kernel timed by a CUDA event pair around each launch (our harness, Triton's
@@ -217,9 +219,16 @@ class HardwareSpec:
         return self.gpu.sm_count
 
     def resident_clusters(self, cluster_size: int) -> int:
-        """Clusters of this many CTAs (one per SM) that run at once: GPC-limited for 4 and 8, else as many
-        as the SMs hold."""
-        sms = {4: self.gpu.cluster4_sms, 8: self.gpu.cluster8_sms}.get(cluster_size, self.gpu.sm_count)
+        """Clusters of this many CTAs (one per SM) that run at once: GPC-limited for 4, 8 and 16 (measured,
+        the hardware file), as many as the SMs hold for 1 and 2 (a TPC's two SMs share a GPC). Other sizes
+        have no measured residency: legality refuses them (rule cluster-residency) before this is asked."""
+        known = {1: self.gpu.sm_count, 2: self.gpu.sm_count, 4: self.gpu.cluster4_sms, 8: self.gpu.cluster8_sms,
+                 16: self.gpu.cluster16_sms}
+        sms = known.get(cluster_size)
+        if sms is None:
+            sizes = ", ".join(str(k) for k, v in known.items() if v is not None)
+            raise ConfigError(f"clusters of {cluster_size} CTAs: how many reside at once on {self.name} is not measured "
+                              f"(a cluster lives in one GPC; the model knows clusters of {sizes} CTAs)")
         return max(min(sms, self.gpu.sm_count) // max(cluster_size, 1), 1)
 
     def hbm_bytes_per_clock(self, clock_hz: float) -> float:
@@ -295,6 +304,9 @@ def _check_consistency(path: str, arch: Arch, sections: Mapping[str, Any]) -> No
     """Checks between keys (a file and ``with_values`` alike)."""
     if arch is Arch.SM100A and sections["tmem"].columns == 0:
         raise HardwareSpecError(path, "tmem.columns", "sm_100a parts have Tensor Memory (512 columns)")
+    if arch is Arch.SM90A and sections["tmem"].columns != 0:
+        raise HardwareSpecError(path, "tmem.columns", "sm_90a parts have no Tensor Memory (PTX ISA 9.0 §9.7.16.1: "
+                                                      "sm_100a/f only): 0 columns")
     if sections["clock"].boost_hz < sections["clock"].base_hz:
         raise HardwareSpecError(path, "clock.boost_hz", "boost clock below base clock")
     if sections["smem"].per_block_optin_bytes > sections["smem"].per_sm_bytes:
@@ -358,8 +370,12 @@ _CACHE: dict[str, HardwareSpec] = {}
 def load_hardware(name_or_path: str | os.PathLike) -> HardwareSpec:
     """Load a GPU by name (``h100-sxm``; ``h100_sxm`` works too) or from a TOML path."""
     key = str(name_or_path)
+    if not key.strip():
+        raise UnknownGpuError("", list_gpus())
     p = Path(key)
     if p.suffix == ".toml" or p.exists():
+        if p.is_dir():
+            raise HardwareSpecError(key, "<file>", "is a directory (give a hardware TOML file or a GPU name)")
         if not p.is_file():
             raise HardwareSpecError(key, "<file>", "no such file")
         path = p

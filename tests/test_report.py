@@ -20,7 +20,8 @@ def _dataset(tmp_path, tflops, extra=()):
     path = tmp_path / "ds.jsonl"
     ds = Dataset(path, header)
     for name, t in zip(CFGS, tflops):
-        ds.append(Measurement(name, 4096, 4096, 4096, "bf16", "k", Invalidity.CORRECT, tflops=t, time_median_s=1e-3))
+        ds.append(Measurement(name, 4096, 4096, 4096, "bf16", "k", Invalidity.CORRECT, tflops=t,
+                              time_median_s=2.0 * 4096 ** 3 / (t * 1e12)))   # consistent: 2MNK / time
     for m in extra:
         ds.append(m)
     return path

@@ -87,6 +87,11 @@ def resolve(args: argparse.Namespace) -> Resolved:
     family = get_family(getattr(args, "kernel", None))
     if isinstance(family, TritonFamily):
         return Resolved(hw, problem, _triton(args, problem, hw, family), family)
+    if getattr(args, "num_warps", None) is not None:
+        raise ConfigError("--num-warps is a knob of the Triton families (--kernel triton-tma / triton-ptr); our kernel "
+                          "takes --consumers (MMA warpgroups)")
+    if getattr(args, "config", None) is not None and not args.config.strip():
+        raise ConfigError("--config: empty name (give a canonical configuration name, or leave the flag out)")
     if getattr(args, "config", None):
         cfg = KernelConfig.from_name(args.config)
         knobs = given_knobs(args)

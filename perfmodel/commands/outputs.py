@@ -56,6 +56,8 @@ def writable_file(path: str, flag: str, *, create_dirs: bool = False) -> Path:
 
 def image_file(path: str, flag: str) -> Path:
     """A writable path whose suffix names an image format matplotlib writes (.png, .pdf, .svg, ...)."""
+    if not str(path).strip():
+        raise OutputPathError(f"{flag}: empty path")
     from matplotlib.backend_bases import FigureCanvasBase   # only when an image is asked for
     known = sorted(FigureCanvasBase.get_supported_filetypes())
     suffix = Path(path).suffix.lower().lstrip(".")
@@ -85,4 +87,13 @@ def distinct_paths(outputs: dict[str, str | None], inputs: dict[str, str] | None
                                   f"reads (give another file)")
 
 
-__all__ = ["OutputPathError", "distinct_paths", "image_file", "writable_file"]
+def write_or_fail(flag: str, path: str, write) -> None:
+    """Run ``write()`` (which writes ``path``); an OSError while writing (a full disk, a file system gone
+    read-only since the check) is one line naming the option and the file."""
+    try:
+        write()
+    except OSError as exc:
+        raise OutputPathError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
+
+
+__all__ = ["OutputPathError", "distinct_paths", "image_file", "writable_file", "write_or_fail"]

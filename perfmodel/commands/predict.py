@@ -7,7 +7,7 @@ import math
 from ..legality import check
 from ..prediction.predict import Prediction, predict
 from .common import add_knob_arguments, add_problem_arguments, resolve
-from .outputs import distinct_paths, image_file, writable_file
+from .outputs import distinct_paths, image_file, writable_file, write_or_fail
 
 NAME = "predict"
 HELP = "predict throughput, bottleneck and timeline of a configuration (SimPy model + analytic baseline)"
@@ -26,9 +26,9 @@ def add_arguments(p):
 
 def run(args) -> int:
     distinct_paths({"--timeline": args.timeline, "--trace": args.trace})
-    if args.timeline:   # before the simulation: a path that cannot be written fails now, not after the table
+    if args.timeline is not None:   # before the simulation: a path that cannot be written fails now, not after
         image_file(args.timeline, "--timeline")
-    if args.trace:
+    if args.trace is not None:
         writable_file(args.trace, "--trace")
     from ..sim.clock import parse_clock
     clock = parse_clock(args.clock)    # a bad --clock is a usage error before anything else
@@ -51,9 +51,11 @@ def run(args) -> int:
         from ..sim.timeline import write_chrome_trace, write_gantt
         title = f"{r.hw.name} {r.problem.shape_name()} {args.dtype}  {r.config.name}"
         if args.timeline:
-            write_gantt(pred.timeline, args.timeline, title=title, clock_hz=pred.clock_hz)
+            write_or_fail("--timeline", args.timeline,
+                          lambda: write_gantt(pred.timeline, args.timeline, title=title, clock_hz=pred.clock_hz))
         if args.trace:
-            write_chrome_trace(pred.timeline, args.trace, clock_hz=pred.clock_hz, title=title)
+            write_or_fail("--trace", args.trace,
+                          lambda: write_chrome_trace(pred.timeline, args.trace, clock_hz=pred.clock_hz, title=title))
     if args.json:
         d = pred.to_dict()
         d.update({"dtype": args.dtype, "legal": True, "derived": list(r.derived.notes)})

@@ -27,12 +27,13 @@ def run(args) -> int:
         m, n, k = parse_shape(args.shape)
     except (ProblemError, ValueError) as exc:
         raise CublasLtInteropError(f"bad shape {args.shape!r}: {exc}") from None
-    clock = args.clock
-    if clock not in ("boost", "sustained"):
-        try:
-            clock = float(clock)
-        except ValueError:
-            raise CublasLtInteropError(f"--clock {args.clock!r}: give boost, sustained or a clock in MHz") from None
+    from ..hardware import load_hardware
+    from ..legality.capacity import require_fits
+    from ..problem import make_problem
+    from ..sim.clock import Regime, parse_clock
+    regime = parse_clock(args.clock)        # the same clock grammar and checks as predict and tune
+    clock = regime.hz / 1e6 if regime.regime is Regime.FIXED else regime.regime.value
+    require_fits(make_problem((m, n, k), args.dtype), load_hardware(args.gpu))   # as predict/check/tune
     df = rank(m, n, k, args.dtype, args.gpu, clock=clock)
     ok = df[df.pred_time_us != float("inf")]
     if ok.empty and not args.all:

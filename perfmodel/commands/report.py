@@ -5,7 +5,7 @@ import glob
 import json
 
 from ..errors import PerfmodelError
-from .outputs import distinct_paths, image_file, writable_file
+from .outputs import distinct_paths, image_file, writable_file, write_or_fail
 
 NAME = "report"
 HELP = "compare the model with a measurement dataset: MAPE, p90 error, Spearman per shape, top-8"
@@ -40,9 +40,9 @@ def run(args) -> int:
     distinct_paths({"--csv": args.csv, "--plot": args.plot},
                    {**{f"input dataset {i + 1}": d for i, d in enumerate(args.datasets)},
                     **({"the --published file": args.published} if args.published else {})})
-    if args.csv:        # before any prediction: nothing computed is lost to an unwritable path
+    if args.csv is not None:        # before any prediction: nothing computed is lost to an unwritable path
         writable_file(args.csv, "--csv")
-    if args.plot:
+    if args.plot is not None:
         image_file(args.plot, "--plot")
     if args.published:
         return _published(args, None if clock.regime is Regime.AUTO else clock)
@@ -59,9 +59,10 @@ def run(args) -> int:
     acc = accuracy(df)
     shapes = per_shape(df)
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_or_fail("--csv", args.csv, lambda: df.to_csv(args.csv, index=False))
     if args.plot:
-        plot_pred_vs_measured(df, args.plot, title=f"{hw.name}: predicted vs measured ({len(df)} points)")
+        write_or_fail("--plot", args.plot, lambda: plot_pred_vs_measured(
+            df, args.plot, title=f"{hw.name}: predicted vs measured ({len(df)} points)"))
     if args.json:
         print(json.dumps({"gpu": hw.name, "datasets": paths, "clock": clock.name, "clock_basis": basis, **acc.__dict__,
                           "per_shape": shapes.to_dict(orient="records")}, indent=2, default=str))

@@ -25,12 +25,15 @@ NAME = "tune"
 HELP = "search the legal configuration space for the best predicted configuration (Optuna)"
 DEFAULT_STORAGE = "sqlite:///perfmodel.db"
 DEFAULT_TRIALS = 100
+DEFAULT_MEASUREMENTS = "perfmodel_measurements.jsonl"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_problem_arguments(p)
     p.add_argument("--trials", type=int, default=None, help="new complete trials to run (default 100, or as many "
-                   "as --target needs); illegal and repeated suggestions do not count")
+                   "as --target needs); illegal and repeated suggestions do not count. With --sampler auto the "
+                   "model's optimum is found first whatever --trials (a large space: seconds to minutes, with "
+                   "progress lines on stderr)")
     p.add_argument("--target", type=int, metavar="N", help="stop once the study holds N complete trials "
                    "(all workers together): rerunning after a kill finishes the same study; alone, a run "
                    "keeps going until then (with --trials, whichever comes first)")
@@ -50,8 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="search only what perfmodel's own sm_90a kernel builds (its kernel-* rules too)")
     p.add_argument("--validate-top", type=int, default=0, metavar="K",
                    help="search what our sm_90a kernel builds (implies --our-kernel), run the top K structurally distinct ones on this machine's GPU; compare with the predictions")
-    p.add_argument("--measurements", default="perfmodel_measurements.jsonl", metavar="FILE",
-                   help="JSONL dataset the --validate-top runs append to (reruns reuse it)")
+    p.add_argument("--measurements", default=None, metavar="FILE",
+                   help=f"JSONL dataset the --validate-top runs append to (reruns reuse it; default "
+                        f"{DEFAULT_MEASUREMENTS})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: when stderr is a terminal)")
     p.add_argument("--grace-period", type=int, default=60, metavar="S",
@@ -81,8 +85,17 @@ def run(args) -> int:
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major,
                            b_major=args.b_major)
     require_fits(problem, hw)   # no configuration runs it: refuse before searching
+    if (args.our_kernel or args.validate_top) and hw.arch.value != "sm_90a":
+        raise SearchError(f"--our-kernel / --validate-top: our validation kernel is sm_90a only; {hw.name} is "
+                          f"{hw.arch.value}")
+    if args.measurements is not None and not args.validate_top:
+        raise SearchError("--measurements is where --validate-top appends its runs: give --validate-top K too")
+    if getattr(args, "kernel", "ours") == "cublaslt":
+        raise SearchError("cuBLASLt's algorithms are ranked by `perfmodel rank-cublaslt MxNxK` (its configurations "
+                          "are the library's, not a search space)")
     if getattr(args, "kernel", "ours") != "ours":
         return _tune_triton(args, hw, problem, clock)
+    args.measurements = args.measurements or DEFAULT_MEASUREMENTS
     if args.validate_top:   # fail before a long search, not after it
         from ..search.validate_top import local_runner
         writable_file(args.measurements, "--measurements", create_dirs=True)
@@ -92,7 +105,13 @@ def run(args) -> int:
         local_runner(hw.name, args.measurements)
     space = load_space(args.space) if args.space else load_space(hw.arch)
     if args.set:
-        space = space.narrow(dict(parse_override(s) for s in args.set))
+        overrides = [parse_override(s) for s in args.set]
+        names = [n for n, _ in overrides]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise SearchError(f"--set {', '.join(dup)} given more than once: list every value in one "
+                              f"(e.g. --set {dup[0]}=3,4)")
+        space = space.narrow(dict(overrides))
     kernel_rules = args.our_kernel or bool(args.validate_top)
     refused = _problem_violations(problem, hw, kernel_rules)
     if refused:   # every point of any space would be illegal: say so now, not after 1000 suggestions
@@ -103,7 +122,8 @@ def run(args) -> int:
                   study_name=args.study, sampler=args.sampler, seed=args.seed, space=space,
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
                   heartbeat_interval_s=max(1, min(10, args.grace_period // 3)),
-                  kernel_rules=kernel_rules, clock=clock)   # with --validate-top: only what our kernel builds
+                  kernel_rules=kernel_rules, clock=clock,   # with --validate-top: only what our kernel builds
+                  search_progress=None if args.json else _throttled_progress())
     validation = None
     if args.validate_top:
         from ..search.validate_top import validate_top
@@ -156,6 +176,24 @@ def _illegal_rules(result: TuneResult) -> dict[str, int]:
     return dict(counts.most_common())
 
 
+SEARCH_PROGRESS_S = 10.0   # a region search that outlives this says how far it is, every as often
+
+
+def _throttled_progress():
+    """Progress lines of the model-optimum search (a branch and bound over groups can predict tens of thousands
+    of configurations, minutes on 2 cores): one line on stderr every SEARCH_PROGRESS_S seconds, none before."""
+    import time
+    start = last = time.monotonic()
+
+    def say(line: str) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= SEARCH_PROGRESS_S:
+            last = now
+            print(f"perfmodel: {now - start:.0f} s: {line}", file=sys.stderr, flush=True)
+    return say
+
+
 def _trials(args) -> int:
     """New complete trials this run may add: --trials (default 100); with --target alone, the target
     itself (the study then stops at N complete trials whatever it held before; the tuner also stops
@@ -164,6 +202,8 @@ def _trials(args) -> int:
         v = getattr(args, flag)
         if v is not None and v < 0:
             raise SearchError(f"--{flag.replace('_', '-')} must be >= 0")
+    if args.trials == 0:
+        raise SearchError("--trials 0: no trial would run (give at least 1)")
     if args.trials is not None:
         return args.trials
     return args.target if args.target is not None else DEFAULT_TRIALS
@@ -174,11 +214,18 @@ def _tune_triton(args, hw, problem, clock=None) -> int:
     so the best is the model's optimum whatever the seed; prints triton.Config objects to paste."""
     import math
     from ..interop.triton import config_text, load_space as load_triton_space, rank
-    if args.validate_top or args.our_kernel or args.set:
-        raise SearchError(f"--validate-top, --our-kernel and --set apply to --kernel ours only")
-    knobs = load_triton_space(args.space)
     if hw.arch is not Arch.SM90A:
         raise SearchError(f"the {args.kernel} family is modelled on sm_90a only ({hw.name} is {hw.arch.value})")
+    if args.validate_top or args.our_kernel or args.set:
+        raise SearchError(f"--validate-top, --our-kernel and --set apply to --kernel ours only")
+    ignored = [f for f, v in (("--trials", args.trials), ("--target", args.target), ("--storage", args.storage),
+                              ("--study", args.study), ("--seed", args.seed)) if v is not None]
+    if args.sampler != "auto":
+        ignored.append("--sampler")
+    if ignored:
+        raise SearchError(f"{', '.join(ignored)}: the {args.kernel} family's space is predicted whole (no study, no "
+                          f"sampler); drop them")
+    knobs = load_triton_space(args.space)
     df = rank(knobs, problem.m, problem.n, problem.k, gpu=hw, dtype=args.dtype, kernel=args.kernel, clock=clock)
     legal = df[df["pred_ms"].apply(math.isfinite)]
     top = legal.head(args.top)

@@ -275,6 +275,8 @@ def _check_paths(args) -> None:
     """What a long run would write or edit, refused before it starts (measurements are not lost)."""
     if args.apply and not Path(args.apply).is_file():
         raise MicrobenchError(f"--apply {args.apply}: no such hardware file")
+    if args.from_json and args.build_only:
+        raise MicrobenchError("--from-json reads results, --build-only compiles without running: give one of them")
     if args.from_json or args.build_only:
         return
     out = Path(args.out)

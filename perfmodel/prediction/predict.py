@@ -18,6 +18,8 @@ from ..hardware import HardwareSpec
 from ..legality import check
 from ..problem import GemmProblem
 
+CLOCK_ABOVE_BOOST_TOLERANCE = 0.01   # a measured clock may read a hair above the nominal boost (NVML rounding)
+
 
 class Bottleneck(enum.Enum):
     TENSOR_CORE = "tensor_core"
@@ -95,6 +97,9 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     regime = resolve(clock, clock_hz)
     if regime.regime in (Regime.MEASURED, Regime.AUTO):
         raise ClockError(f"clock '{regime.regime.value}' is per measured row (report); give boost, sustained or MHz")
+    if regime.regime is Regime.FIXED and regime.hz > hw.clock.boost_hz * (1 + CLOCK_ABOVE_BOOST_TOLERANCE):
+        raise ClockError(f"clock {regime.hz / 1e6:g} MHz is above {hw.name}'s boost clock "
+                         f"({hw.clock.boost_hz / 1e6:g} MHz): no setting runs its SMs faster")
     fam = get_family(family)
     violations = check(problem, cfg, hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)
     if violations:

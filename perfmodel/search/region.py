@@ -289,7 +289,10 @@ def best_region(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regi
         scored.extend(new)
         best = max([best] + [s.tflops for s in new if not s.deadlock])
         if progress:
-            progress(f"region: {i}/{len(gs)} groups, {len(scored)} configurations predicted, best {best:.1f} TFLOP/s")
+            nxt = f"; next group's bound {gs[i].bound_tflops:.1f} (stops below {best / (1 + margin):.1f})" \
+                if i < len(gs) else ""
+            progress(f"model-optimum search: {len(scored)} configurations predicted ({i} of {len(gs)} groups, "
+                     f"best first), best {best:.1f} TFLOP/s{nxt}")
     scored.sort(key=Scored.rank_key)
     return RegionResult(scored, len(gs), i, len(scored), gs[i].bound_tflops if i < len(gs) else None,
                         exhaustive=not cut)     # bound reached or every group predicted: the optimum

@@ -316,7 +316,7 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
          objective: Objective | None = None, show_progress_bar: bool = False,
          heartbeat_interval_s: int = DEFAULT_HEARTBEAT_S, grace_period_s: int = DEFAULT_GRACE_S,
          max_asks: int | None = None, kernel_rules: bool = False, clock=None, jobs: int | None = None,
-         max_region: int | None = MAX_REGION) -> TuneResult:
+         max_region: int | None = MAX_REGION, search_progress: Callable[[str], None] | None = None) -> TuneResult:
     """Search ``space`` (default: the stock space of ``hw``'s architecture) for the configuration
     with the highest predicted TFLOP/s. Runs until ``n_trials`` new COMPLETE trials are in the study,
     or the study holds ``target_trials`` COMPLETE ones (whichever comes first; the latter makes a
@@ -368,7 +368,7 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
             legal = _params(legal_items)
         else:
             region = best_region(space, problem, hw, regime, kernel_rules=kernel_rules, jobs=jobs,
-                                 max_configurations=max_region)
+                                 max_configurations=max_region, progress=search_progress)
             scored, legal = region.scored, None
     elif sampler == "grid":
         legal = _params(_enumerate_legal(space, problem, hw, GRID_LIMIT, None, kernel_rules))
