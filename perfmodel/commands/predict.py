@@ -89,6 +89,8 @@ def _print_text(p: Prediction, r, args) -> None:
     print("stalls      " + "  ".join(f"{k} {v} cyc ({v / total * 100:.1f}%)" for k, v in p.stall_cycles.items()))
     print(f"mma        {d['instr_cycles']:.1f} cycles/instruction (math {d['instr_math_cycles']:.1f}, "
           f"shared memory {d['instr_smem_cycles']:.1f})")
+    for c in p.caveats:
+        print(f"caveat     {c.text}")
     if math.isfinite(p.time_s) and args.timeline:
         print(f"timeline   {args.timeline}")
     if args.trace:

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .analytic import AnalyticEstimate, analytic_estimate
+from .caveats import caveats
 from ..config import KernelConfig
 from ..errors import IllegalConfigError
 from ..hardware import HardwareSpec
@@ -54,6 +55,7 @@ class Prediction:
     timeline: object = field(default=None, compare=False, repr=False)
     family: str = "ours"             # the kernel family (schedule) predicted
     clock_regime: str = "sustained"  # boost | sustained | fixed (sim/clock.py): what clock_hz is
+    caveats: tuple = ()              # prediction/caveats.py: known misses of the region this point lies in
 
     @property
     def time_us(self) -> float:
@@ -67,7 +69,7 @@ class Prediction:
                 "clock_hz": self.clock_hz, "clock_regime": self.clock_regime, "bottleneck": self.bottleneck.value,
                 "utilization": dict(self.utilization), "stall_cycles": dict(self.stall_cycles),
                 "analytic": self.analytic.to_dict(), "deadlock": self.deadlock, "reason": self.reason,
-                "details": dict(self.details)}
+                "details": dict(self.details), "caveats": [{"key": c.key, "text": c.text} for c in self.caveats]}
 
 
 def problem_key(problem: GemmProblem) -> str:
@@ -129,7 +131,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
                       stall_cycles=MappingProxyType({k: int(round(v)) for k, v in res.stall_cycles.items()}),
                       analytic=base, deadlock=res.deadlock, reason=res.reason,
                       details=MappingProxyType(dict(res.details)), timeline=res.timeline, family=fam.name,
-                      clock_regime=regime.regime.value)
+                      clock_regime=regime.regime.value,
+                      caveats=() if res.deadlock or fam.name != "ours" else caveats(problem, cfg, hw, res.bottleneck))
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
