@@ -121,6 +121,9 @@ def main() -> None:
     for (gpu, regime, half), parts in sorted(totals.items()):
         df = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else pd.DataFrame()
         print(f"  {gpu:<9} clock {regime:<9}" + _line(half, df)[4:])
+        if regime == "auto" and len(df):   # where predict states a caveat (prediction/caveats.py) and where not
+            for label, sub in (("no caveat", df[df["caveats"] == ""]), ("caveat", df[df["caveats"] != ""])):
+                print(f"  {'':<9} {'':<15}" + _line(f"  {label}", sub)[4:])
     _goals(totals, halves)
     _clocks(sp, halves, args.skip)
     _sources()

@@ -70,10 +70,10 @@ def row_regime(row, clock: ClockRegime) -> tuple[ClockRegime, str]:
 def add_predictions(frame: pd.DataFrame, hw: HardwareSpec, *, clock="auto") -> pd.DataFrame:
     """Predict every row in the clock regime ``clock``: ``auto`` (default; each row's timed-loop regime),
     ``measured`` (each row's measured SM clock), ``boost``, ``sustained`` or MHz (sim/clock.py).
-    Adds pred_tflops, pred_bottleneck, pred_clock_hz, clock_basis (the regime each row was predicted in)
-    and rel_err."""
+    Adds pred_tflops, pred_bottleneck, pred_clock_hz, clock_basis (the regime each row was predicted in),
+    caveats (the keys of the prediction's caveats, comma-separated) and rel_err."""
     regime = parse_clock(clock, allow_measured=True)
-    preds, bottlenecks, clocks, basis, unpredicted = [], [], [], [], []
+    preds, bottlenecks, clocks, basis, unpredicted, notes = [], [], [], [], [], []
     for row in frame.itertuples():
         r, why = row_regime(row, regime)
         try:
@@ -82,10 +82,12 @@ def add_predictions(frame: pd.DataFrame, hw: HardwareSpec, *, clock="auto") -> p
             preds.append(p.tflops)
             bottlenecks.append(p.bottleneck.value)
             clocks.append(p.clock_hz)
+            notes.append(",".join(c.key for c in p.caveats))
         except PerfmodelError as exc:
             preds.append(float("nan"))
             bottlenecks.append("illegal")
             clocks.append(float("nan"))
+            notes.append("")
             unpredicted.append((row.config_name, row.shape, row.dtype, " ".join(str(exc).split())))
         basis.append(why)
     if unpredicted:     # stated, not dropped in silence (a mistyped configuration name, a shape the GPU refuses)
@@ -97,6 +99,7 @@ def add_predictions(frame: pd.DataFrame, hw: HardwareSpec, *, clock="auto") -> p
     out["pred_bottleneck"] = bottlenecks
     out["pred_clock_hz"] = clocks
     out["clock_basis"] = basis
+    out["caveats"] = notes            # prediction/caveats.py keys, comma-separated ("": none)
     out["rel_err"] = out["pred_tflops"] / out["meas_tflops"] - 1.0
     return out
 
