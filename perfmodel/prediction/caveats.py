@@ -33,13 +33,13 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "l2-request-coalescing",
             "L2-bound with 128-byte box rows: the L2 request coalescer serves CTAs that load the same panel in step "
             "from one L2 read, which the model does not count (ncu: the SMs received 1.07-1.52x the sectors the L2 "
-            "served, data/ncu/lrc); such points of our calibration data measured 5% faster than predicted on "
-            "average, 1 in 5 more than 10% faster"))
+            "served, data/ncu/lrc); such points of our H100 and H200 calibration data measured 5% faster than "
+            "predicted on average, 1 in 5 more than 10% faster"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:
         out.append(Caveat(
             "skinny-128-row-tiles",
             f"M = {problem.m} fills {problem.m} of each {cfg.tile_m}-row tile: such tiles measured 11% slower than "
-            f"predicted at M <= {SKINNY_M} on average and up to 40% (calibration half; the model weighs the ring "
+            f"predicted at M <= {SKINNY_M} on average and up to 40% (H100 and H200, calibration half; the model weighs the ring "
             f"depth too much where the MMAs on zero rows and the HBM stream balance, docs/model.md)"))
     return tuple(out)
 
