@@ -16,9 +16,9 @@ from ..microbench.suite import run as run_microbench
 NAME = "calibrate"
 HELP = ("measure hardware parameters with microbenchmarks (--microbench) or fit the model's named "
         "parameters to a measured dataset (--fit), and update a hardware file")
-_APPLY_TO_SPEC = "\0spec"
+_APPLY_TO_SPEC = "\0spec"   # `--apply` without a path: the hardware file of --gpu (fit only)
 FIT_MIN_GAIN = 1e-3         # --apply writes a fit only if it lowered its loss by this share (else the data do not
-                            # constrain the values: a flat direction would write whatever the search ended on)   # `--apply` without a path: the hardware file of --gpu (fit only)
+                            # constrain the values: a flat direction would write whatever the search ended on)
 
 
 def add_arguments(p):

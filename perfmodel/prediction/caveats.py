@@ -39,8 +39,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         out.append(Caveat(
             "skinny-128-row-tiles",
             f"M = {problem.m} fills {problem.m} of each {cfg.tile_m}-row tile: such tiles measured 11% slower than "
-            f"predicted at M <= {SKINNY_M} on average and up to 40% (H100 and H200, calibration half; the model weighs the ring "
-            f"depth too much where the MMAs on zero rows and the HBM stream balance, docs/model.md)"))
+            f"predicted at M <= {SKINNY_M} on average and up to 40% (H100 and H200, calibration half; the model "
+            f"weighs the ring depth too much where the MMAs on zero rows and the HBM stream balance, docs/model.md)"))
     return tuple(out)
 
 
