@@ -63,6 +63,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--clock", default="sustained", metavar="boost|sustained|MHZ",
                    help="the SM clock the predictions are for (as in predict): sustained (default), boost, or MHz; "
                         "a study holds one clock regime (non-default ones add it to the study name)")
+    p.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
+                   help="reuse and record the model-optimum search's predictions (default on: a killed or repeated "
+                        "search does not predict a configuration twice; one file per problem, GPU, clock and model "
+                        "version under $PERFMODEL_PREDICTION_CACHE_DIR, default ~/.cache/perfmodel/predictions)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -123,7 +127,8 @@ def run(args) -> int:
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
                   heartbeat_interval_s=max(1, min(10, args.grace_period // 3)),
                   kernel_rules=kernel_rules, clock=clock,   # with --validate-top: only what our kernel builds
-                  search_progress=None if args.json else _throttled_progress())
+                  search_progress=None if args.json else _throttled_progress(),
+                  prediction_cache=args.cache)
     validation = None
     if args.validate_top:
         from ..search.validate_top import validate_top

@@ -22,6 +22,7 @@ holds, found with a few hundred to a few thousand predictions.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -254,8 +255,32 @@ def _score_one(item: tuple[dict, str]) -> Scored:
 
 
 def score(items: list[tuple[dict, KernelConfig]], problem: GemmProblem, hw: HardwareSpec, regime, *,
-          family=None, jobs: int | None = None) -> list[Scored]:
-    """Predict every (params, config), in a process pool when there are many (results in input order)."""
+          family=None, jobs: int | None = None, cache=None) -> list[Scored]:
+    """Predict every (params, config), in a process pool when there are many (results in input order). With a
+    ``cache`` (search/cache.PredictionCache of this problem, hardware, regime and family) configurations it holds
+    are not predicted again, and the new predictions are added to it."""
+    if cache is None:
+        return _score(items, problem, hw, regime, family=family, jobs=jobs)
+    todo = [(params, cfg) for params, cfg in items if cache.get(cfg.name) is None]
+    new = {s.config_name: s for s in _score(todo, problem, hw, regime, family=family, jobs=jobs)}
+    cache.add(list(new.values()))
+    out = []
+    for params, cfg in items:
+        s = new.get(cfg.name)
+        if s is None:
+            row = dict(cache.get(cfg.name))
+            row["time_s"] = math.inf if row["time_s"] is None else row["time_s"]
+            s = Scored(params, cfg.name, **row)
+        elif s.params != params:
+            s = dataclasses.replace(s, params=params)
+        out.append(s)
+    return out
+
+
+def _score(items: list[tuple[dict, KernelConfig]], problem: GemmProblem, hw: HardwareSpec, regime, *,
+           family=None, jobs: int | None = None) -> list[Scored]:
+    if not items:
+        return []
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     work = [(params, cfg.name) for params, cfg in items]
     if jobs <= 1 or len(work) < POOL_MIN:
@@ -267,7 +292,7 @@ def score(items: list[tuple[dict, KernelConfig]], problem: GemmProblem, hw: Hard
 
 def best_region(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regime, *, kernel_rules: bool = False,
                 margin: float = MARGIN, jobs: int | None = None, max_configurations: int | None = None,
-                progress: Callable[[str], None] | None = None) -> RegionResult:
+                progress: Callable[[str], None] | None = None, cache=None) -> RegionResult:
     """Branch and bound over the groups (module doc): every legal configuration of every group whose bound x
     (1 + margin) reaches the best prediction so far. Groups are predicted in batches (in a pool), so a batch
     may hold a few groups the bound would have left out; they are predicted, not skipped."""
@@ -285,7 +310,7 @@ def best_region(space: SearchSpace, problem: GemmProblem, hw: HardwareSpec, regi
         while i < len(gs) and (not scored or gs[i].bound_tflops * (1 + margin) >= best) and len(items) < batch_target:
             items.extend(members(space, problem, hw, gs[i], kernel_rules=kernel_rules, seen=seen))
             i += 1
-        new = score(items, problem, hw, regime, jobs=jobs)
+        new = score(items, problem, hw, regime, jobs=jobs, cache=cache)
         scored.extend(new)
         best = max([best] + [s.tflops for s in new if not s.deadlock])
         if progress:

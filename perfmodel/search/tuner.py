@@ -316,7 +316,8 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
          objective: Objective | None = None, show_progress_bar: bool = False,
          heartbeat_interval_s: int = DEFAULT_HEARTBEAT_S, grace_period_s: int = DEFAULT_GRACE_S,
          max_asks: int | None = None, kernel_rules: bool = False, clock=None, jobs: int | None = None,
-         max_region: int | None = MAX_REGION, search_progress: Callable[[str], None] | None = None) -> TuneResult:
+         max_region: int | None = MAX_REGION, search_progress: Callable[[str], None] | None = None,
+         prediction_cache: bool = False) -> TuneResult:
     """Search ``space`` (default: the stock space of ``hw``'s architecture) for the configuration
     with the highest predicted TFLOP/s. Runs until ``n_trials`` new COMPLETE trials are in the study,
     or the study holds ``target_trials`` COMPLETE ones (whichever comes first; the latter makes a
@@ -361,14 +362,16 @@ def tune(problem: GemmProblem, hw: HardwareSpec, *, n_trials: int = 100, target_
                         "rules": "ptx+kernel" if kernel_rules else "ptx", "clock": regime.name})
     scored = region = None
     if sampler == "auto":
+        from .cache import PredictionCache
         from .region import best_region, score
+        cache = PredictionCache.open(problem, hw, regime) if prediction_cache else None
         legal_items = _enumerate_legal(space, problem, hw, AUTO_ENUMERATE_LIMIT, EXHAUSTIVE_LIMIT, kernel_rules)
         if legal_items is not None:
-            scored = sorted(score(legal_items, problem, hw, regime, jobs=jobs), key=lambda x: x.rank_key())
+            scored = sorted(score(legal_items, problem, hw, regime, jobs=jobs, cache=cache), key=lambda x: x.rank_key())
             legal = _params(legal_items)
         else:
             region = best_region(space, problem, hw, regime, kernel_rules=kernel_rules, jobs=jobs,
-                                 max_configurations=max_region, progress=search_progress)
+                                 max_configurations=max_region, progress=search_progress, cache=cache)
             scored, legal = region.scored, None
     elif sampler == "grid":
         legal = _params(_enumerate_legal(space, problem, hw, GRID_LIMIT, None, kernel_rules))
