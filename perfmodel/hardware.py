@@ -305,8 +305,8 @@ def _check_consistency(path: str, arch: Arch, sections: Mapping[str, Any]) -> No
     if arch is Arch.SM100A and sections["tmem"].columns == 0:
         raise HardwareSpecError(path, "tmem.columns", "sm_100a parts have Tensor Memory (512 columns)")
     if arch is Arch.SM90A and sections["tmem"].columns != 0:
-        raise HardwareSpecError(path, "tmem.columns", "sm_90a parts have no Tensor Memory (PTX ISA 9.0 §9.7.16.1: "
-                                                      "sm_100a/f only): 0 columns")
+        raise HardwareSpecError(path, "tmem.columns", f"{sections['tmem'].columns} on an sm_90a part: it has no "
+                                                      f"Tensor Memory (PTX ISA 9.0 §9.7.16.1: sm_100a/f only), give 0")
     if sections["clock"].boost_hz < sections["clock"].base_hz:
         raise HardwareSpecError(path, "clock.boost_hz", "boost clock below base clock")
     if sections["smem"].per_block_optin_bytes > sections["smem"].per_sm_bytes:

@@ -330,6 +330,12 @@ CASES = [
     Case("tune-zero-trials", ["tune", *P, "--storage", "memory", "--trials", "0"], says="--trials 0"),
     Case("check-empty-gpu", ["check", "--gpu", "", "--problem", "8x8x8"], says="unknown GPU"),
     Case("check-gpu-is-dot", ["check", "--gpu", ".", "--problem", "8x8x8"], says="directory"),
+    Case("predict-trace-over-the-gpu-file", ["predict", "--gpu", "{tmp}/h.toml", "--problem", "256x256x256",
+                                             "--trace", "{tmp}/h.toml"], {"h.toml": H100_TOML}, says="--gpu hardware file"),
+    Case("report-csv-over-the-gpu-file", ["report", "{tmp}/a.jsonl", "--gpu", "{tmp}/h.toml", "--csv", "{tmp}/h.toml"],
+         {"a.jsonl": DATASET, "h.toml": H100_TOML}, says="--gpu hardware file"),
+    Case("predict-clock-a-hair-above-boost", ["predict", *P, "--clock", "1981"], says="above"),
+    Case("tune-clock-above-boost", ["tune", *P, *T, "--clock", "2500"], says="above"),
     Case("calibrate-from-json-and-build-only", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json",
                                                 "--build-only"], {"r.json": b"{}"}, says="one of them"),
 ]
@@ -576,3 +582,23 @@ def test_simulation_never_beats_the_analytic_bound_even_at_a_billion_cubed():
                 prob = make_problem(shape, dtype)
                 p = predict(prob, derive(prob, hw, tile).config, hw)
                 assert 0 < p.tflops <= p.analytic.tflops * (1 + 1e-9), (gpu, shape, dtype, p.tflops, p.analytic.tflops)
+
+
+def test_a_hard_link_to_the_input_is_the_input(tmp_path, capsys, monkeypatch):
+    """--csv naming a hard link of an input dataset would overwrite the input through the link: refused."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.jsonl").write_bytes(DATASET)
+    os.link(tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    code, _, err = run_cli(["report", "a.jsonl", "--csv", "b.jsonl"], capsys)
+    assert code == 2 and "overwrite" in err and (tmp_path / "a.jsonl").read_bytes() == DATASET
+
+
+def test_one_dataset_named_twice_counts_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.jsonl").write_bytes(DATASET)
+    os.symlink(tmp_path / "a.jsonl", tmp_path / "link.jsonl")
+    _, once, _ = run_cli(["report", "a.jsonl", "--json"], capsys)
+    _, twice, _ = run_cli(["report", "a.jsonl", "link.jsonl", "--json"], capsys)
+    import json
+    assert json.loads(once)["points"] == json.loads(twice)["points"]
+

@@ -181,3 +181,21 @@ def test_apply_keeps_values_the_data_do_not_constrain(tmp_path, capsys, monkeypa
     out = capsys.readouterr().out
     assert code == 0 and "not written: smem.write_port_share" in out
     assert toml.read_bytes() == before
+
+
+def test_apply_writes_a_value_the_data_do_constrain(tmp_path, capsys, monkeypatch):
+    """The other side of the guard: a parameter the rows depend on, started far off, is fitted and written (the
+    8192^3 smoke rows bring a 1 B/clk epilogue back to the committed 8.6)."""
+    from perfmodel import cli
+    root = Path(__file__).resolve().parent.parent
+    lines = (root / "data/measurements/h100_smoke.jsonl").read_text().splitlines()
+    ds = tmp_path / "small.jsonl"
+    ds.write_text("\n".join([lines[0], *[ln for ln in lines[1:] if '"m": 8192, "n": 8192, "k": 8192' in ln]]) + "\n")
+    toml = tmp_path / "h100-sxm.toml"
+    toml.write_text((hardware_dir() / "h100-sxm.toml").read_text().replace(
+        "epilogue_bytes_per_clock_per_sm = { value = 8.61", "epilogue_bytes_per_clock_per_sm = { value = 1.0"))
+    monkeypatch.chdir(root)
+    code = cli.main(["calibrate", "--fit", "--dataset", str(ds), "--gpu", str(toml), "--params",
+                     "sync.epilogue_bytes_per_clock_per_sm", "--rounds", "1", "--jobs", "1", "--apply", str(toml)])
+    assert code == 0 and "wrote 1 values" in capsys.readouterr().out
+    assert parse_hardware(toml.read_text(), str(toml)).sync.epilogue_bytes_per_clock_per_sm == pytest.approx(8.6, rel=0.1)

@@ -29,7 +29,8 @@ def _dataset(tmp_path, tflops, extra=()):
 
 def test_compare_scores_each_valid_point_and_skips_references(tmp_path):
     bad = Measurement(CFGS[0], 2048, 2048, 2048, "bf16", "k", Invalidity.CORRECTNESS)
-    cublas = Measurement("cublas", 4096, 4096, 4096, "bf16", "k", Invalidity.CORRECT, tflops=700.0)
+    cublas = Measurement("cublas", 4096, 4096, 4096, "bf16", "k", Invalidity.CORRECT, tflops=700.0,
+                         time_median_s=2.0 * 4096 ** 3 / 700e12)
     df, hw = compare([_dataset(tmp_path, [600.0, 500.0, 300.0], [bad, cublas])])
     assert hw.name == "h100-sxm" and len(df) == 3
     assert (df["cublas_tflops"] == 700.0).all()

@@ -71,8 +71,15 @@ def distinct_paths(outputs: dict[str, str | None], inputs: dict[str, str] | None
     """Refuse (OutputPathError) when two output options name the same file, or an output names one of the
     inputs: the second write would replace the first, or the output would overwrite the data being read.
     ``outputs``: option -> path (None or empty: not given); ``inputs``: what -> path."""
-    def key(path: str) -> str:
-        return os.path.realpath(os.path.expanduser(path))
+    def key(path: str):
+        """One file, however named: its device and inode when it exists (hard and symbolic links alike), else
+        its resolved path."""
+        full = os.path.realpath(os.path.expanduser(path))
+        try:
+            st = os.stat(full)
+            return (st.st_dev, st.st_ino)
+        except OSError:
+            return full
     seen: dict[str, str] = {}
     for flag, path in outputs.items():
         if not path:

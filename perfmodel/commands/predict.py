@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 from ..legality import check
 from ..prediction.predict import Prediction, predict
@@ -25,7 +26,8 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    distinct_paths({"--timeline": args.timeline, "--trace": args.trace})
+    distinct_paths({"--timeline": args.timeline, "--trace": args.trace},
+                   {"the --gpu hardware file": args.gpu} if args.gpu and os.path.isfile(args.gpu) else {})
     if args.timeline is not None:   # before the simulation: a path that cannot be written fails now, not after
         image_file(args.timeline, "--timeline")
     if args.trace is not None:

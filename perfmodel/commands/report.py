@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 
 from ..errors import PerfmodelError
 from .outputs import distinct_paths, image_file, writable_file, write_or_fail
@@ -39,7 +40,9 @@ def run(args) -> int:
                              "regime (auto), or give boost, sustained or MHz")
     distinct_paths({"--csv": args.csv, "--plot": args.plot},
                    {**{f"input dataset {i + 1}": d for i, d in enumerate(args.datasets)},
-                    **({"the --published file": args.published} if args.published else {})})
+                    **({"the --published file": args.published} if args.published else {}),
+                    **({"the --gpu hardware file": args.gpu} if args.gpu and os.path.isfile(args.gpu) else {})})
+    args.datasets = _distinct_files(args.datasets)   # one file named twice (a link, another spelling) counts once
     if args.csv is not None:        # before any prediction: nothing computed is lost to an unwritable path
         writable_file(args.csv, "--csv")
     if args.plot is not None:
@@ -47,7 +50,7 @@ def run(args) -> int:
     if args.published:
         return _published(args, None if clock.regime is Regime.AUTO else clock)
     from ..calibration.report import accuracy, compare, per_shape, plot_pred_vs_measured   # pandas/simpy only here
-    if args.gpu:
+    if args.gpu is not None:
         from ..hardware import load_hardware
         load_hardware(args.gpu)          # an unknown GPU is named as such, before any dataset is read
     paths = args.datasets or _default_datasets(args.gpu)
@@ -81,6 +84,21 @@ def run(args) -> int:
 
 
 DEFAULT_DATASETS = "data/measurements/*dataset*.jsonl"
+
+
+def _distinct_files(paths: list[str]) -> list[str]:
+    """The paths, each file once (by device and inode where it exists), in the order given."""
+    seen, out = set(), []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
 
 
 def _default_datasets(gpu: str | None) -> list[str]:

@@ -89,6 +89,8 @@ def run(args) -> int:
     problem = make_problem(args.problem, args.dtype, sparse=args.sparse, a_major=args.a_major,
                            b_major=args.b_major)
     require_fits(problem, hw)   # no configuration runs it: refuse before searching
+    from ..prediction.predict import check_clock
+    check_clock(clock, hw)      # a clock no setting reaches: refused now, not by every prediction of the search
     if (args.our_kernel or args.validate_top) and hw.arch.value != "sm_90a":
         raise SearchError(f"--our-kernel / --validate-top: our validation kernel is sm_90a only; {hw.name} is "
                           f"{hw.arch.value}")
@@ -127,7 +129,7 @@ def run(args) -> int:
                   show_progress_bar=progress, grace_period_s=max(1, args.grace_period),
                   heartbeat_interval_s=max(1, min(10, args.grace_period // 3)),
                   kernel_rules=kernel_rules, clock=clock,   # with --validate-top: only what our kernel builds
-                  search_progress=None if args.json else _throttled_progress(),
+                  search_progress=_throttled_progress(),   # stderr: --json's stdout stays one document
                   prediction_cache=args.cache)
     validation = None
     if args.validate_top:

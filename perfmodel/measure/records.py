@@ -130,6 +130,8 @@ class Measurement:
             if not math.isfinite(v) or v < 0 or (v == 0 and key in _POSITIVE):
                 raise ValueError(f"{key} must be a finite number {'> 0' if key in _POSITIVE else '>= 0'}, got {v!r}")
         t, f = body.get("time_median_s"), body.get("tflops")
+        if body["invalidity"] is Invalidity.CORRECT and (t is None or f is None):
+            raise ValueError("a correct row needs time_median_s and tflops")
         if t and f and abs(2.0 * body["m"] * body["n"] * body["k"] / t / 1e12 / f - 1.0) > TFLOPS_TOLERANCE:
             raise ValueError(f"tflops {f!r} disagrees with 2MNK / time_median_s "
                              f"({2.0 * body['m'] * body['n'] * body['k'] / t / 1e12:.6g})")

@@ -19,7 +19,7 @@ from ..hardware import HardwareSpec
 from ..legality import check
 from ..problem import GemmProblem
 
-CLOCK_ABOVE_BOOST_TOLERANCE = 0.01   # a measured clock may read a hair above the nominal boost (NVML rounding)
+CLOCK_ABOVE_BOOST_TOLERANCE = 0.0    # NVML reads the boost clock exactly (1980 MHz on our H100s, never above)
 
 
 class Bottleneck(enum.Enum):
@@ -72,6 +72,14 @@ class Prediction:
                 "details": dict(self.details), "caveats": [{"key": c.key, "text": c.text} for c in self.caveats]}
 
 
+def check_clock(regime, hw: HardwareSpec) -> None:
+    """ClockError for a fixed clock above the GPU's boost clock (no setting runs its SMs faster)."""
+    from ..sim.clock import ClockError, Regime
+    if regime.regime is Regime.FIXED and regime.hz > hw.clock.boost_hz * (1 + CLOCK_ABOVE_BOOST_TOLERANCE):
+        raise ClockError(f"clock {regime.hz / 1e6:g} MHz is above {hw.name}'s boost clock "
+                         f"({hw.clock.boost_hz / 1e6:g} MHz): no setting runs its SMs faster")
+
+
 def problem_key(problem: GemmProblem) -> str:
     """Canonical problem string: shape, operand types, majors, sparsity, batch."""
     s = f"{problem.shape_name()}_{problem.a_dtype.value}x{problem.b_dtype.value}->{problem.out_dtype.value}"
@@ -99,9 +107,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     regime = resolve(clock, clock_hz)
     if regime.regime in (Regime.MEASURED, Regime.AUTO):
         raise ClockError(f"clock '{regime.regime.value}' is per measured row (report); give boost, sustained or MHz")
-    if regime.regime is Regime.FIXED and regime.hz > hw.clock.boost_hz * (1 + CLOCK_ABOVE_BOOST_TOLERANCE):
-        raise ClockError(f"clock {regime.hz / 1e6:g} MHz is above {hw.name}'s boost clock "
-                         f"({hw.clock.boost_hz / 1e6:g} MHz): no setting runs its SMs faster")
+    check_clock(regime, hw)
     fam = get_family(family)
     violations = check(problem, cfg, hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)
     if violations:
