@@ -66,8 +66,10 @@ def run(args) -> int:
     if args.plot:
         write_or_fail("--plot", args.plot, lambda: plot_pred_vs_measured(
             df, args.plot, title=f"{hw.name}: predicted vs measured ({len(df)} points)"))
+    by_caveat = _by_caveat(df, accuracy)
     if args.json:
         print(json.dumps({"gpu": hw.name, "datasets": paths, "clock": clock.name, "clock_basis": basis, **acc.__dict__,
+                          "by_caveat": {k: (v.__dict__ if v else None) for k, v in by_caveat.items()},
                           "per_shape": shapes.to_dict(orient="records")}, indent=2, default=str))
         return 0
     print(f"model {hw.name} (fingerprint {hw.fingerprint}) vs {', '.join(paths)}; clock: {clock.name} "
@@ -80,7 +82,18 @@ def run(args) -> int:
               f"{r.meas_best:>9.1f} {r.pred_best:>9.1f} {'yes' if r.topk_hit else 'NO':>6} {cub}")
     for line in acc.lines():
         print(line)
+    for label, a in by_caveat.items():
+        if a is not None:
+            print(f"{label}: points {a.points}, MAPE {a.mape:.1%}, p90 APE {a.p90_ape:.1%}, bias {a.bias:+.1%}")
     return 0
+
+
+def _by_caveat(df, accuracy) -> dict:
+    """Accuracy of the points where `predict` states a caveat (prediction/caveats.py) and of the others."""
+    ok = df.dropna(subset=["pred_tflops"])
+    parts = {"no caveat (predict states none)": ok[ok["caveats"] == ""],
+             "with a caveat (predict names a known miss)": ok[ok["caveats"] != ""]}
+    return {k: (accuracy(v) if len(v) else None) for k, v in parts.items()}
 
 
 DEFAULT_DATASETS = "data/measurements/*dataset*.jsonl"
