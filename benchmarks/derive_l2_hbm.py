@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import statistics
 import sys
 from pathlib import Path

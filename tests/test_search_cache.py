@@ -1,7 +1,6 @@
 """The prediction cache of the model-optimum search (perfmodel/search/cache.py): a second search of the same
 problem predicts nothing it already has and returns the same figures; a cut last line, an unwritable directory
 or PERFMODEL_PREDICTION_CACHE=0 change no result."""
-import os
 
 import pytest
 

@@ -224,7 +224,7 @@ def _tune_triton(args, hw, problem, clock=None) -> int:
     if hw.arch is not Arch.SM90A:
         raise SearchError(f"the {args.kernel} family is modelled on sm_90a only ({hw.name} is {hw.arch.value})")
     if args.validate_top or args.our_kernel or args.set:
-        raise SearchError(f"--validate-top, --our-kernel and --set apply to --kernel ours only")
+        raise SearchError("--validate-top, --our-kernel and --set apply to --kernel ours only")
     ignored = [f for f, v in (("--trials", args.trials), ("--target", args.target), ("--storage", args.storage),
                               ("--study", args.study), ("--seed", args.seed)) if v is not None]
     if args.sampler != "auto":
