@@ -109,6 +109,8 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     l2_bytes = ctas_k * p.l2_bytes_per_stage              # bandwidth the stages occupy, chip-wide
     hbm_bytes = problem.min_hbm_bytes                     # each operand read once, the output written once
     hbm_bps = hw.hbm.bandwidth_bytes_per_s * hw.hbm.achievable_fraction
+    # the L2's tag pipeline, a chip-wide server of its own in the simulator (lookups per second, the L2's clock)
+    tag_s = ctas_k * p.l2_tag_lookups_per_stage / hw.l2.tag_lookups_per_s if hw.l2.tag_lookups_per_s else 0.0
 
     def l2_bps(f: float) -> float:
         return l2_bytes_per_sm_clock(hw, f) * f
@@ -124,7 +126,7 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     launch_s = hw.gpu.launch_overhead_s or 0.0
 
     def t_min(f: float) -> float:
-        return max(per_sm / f, l2_bytes / l2_bps(f), hbm_bytes / hbm_bps, 1e-12) + fill_cycles / f + fill_s
+        return max(per_sm / f, l2_bytes / l2_bps(f), hbm_bytes / hbm_bps, tag_s, 1e-12) + fill_cycles / f + fill_s
 
     if regime.regime is not Regime.SUSTAINED:
         return problem.flops / (t_min(f_top) + launch_s) / 1e12
