@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 
 from ..config import smem_bytes
-from ..errors import PerfmodelError
 from ..legality import check
-from .common import add_knob_arguments, add_problem_arguments, resolve
+from .common import add_knob_arguments, add_problem_arguments, require_our_kernel_arch, resolve
 
 NAME = "check"
 HELP = "derive a configuration and check it against the PTX ISA legality rules"
@@ -37,8 +36,8 @@ def _as_dict(v) -> dict:
 def run(args) -> int:
     r = resolve(args)
     fam = r.family
-    if args.our_kernel and r.hw.arch.value != "sm_90a":
-        raise PerfmodelError(f"--our-kernel: our validation kernel is sm_90a only; {r.hw.name} is {r.hw.arch.value}")
+    if args.our_kernel:
+        require_our_kernel_arch(r.hw, "--our-kernel")
     found = check(r.problem, r.config, r.hw, facts=fam.facts)
     # a Triton config its family cannot build is no config at all; our kernel's restrictions only say
     # whether `perfmodel validate` can run it (--our-kernel makes them count)

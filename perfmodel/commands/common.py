@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..config import Derived, KernelConfig, derive
 from ..families import DEFAULT as DEFAULT_FAMILY, FAMILIES, KernelFamily, TritonFamily, TritonKnobs, get_family
 from ..errors import ConfigError, PerfmodelError
-from ..hardware import HardwareSpec, load_hardware
+from ..hardware import Arch, HardwareSpec, load_hardware
 from ..legality.capacity import require_fits
 from ..problem import DTYPE_PRESETS, GemmProblem, make_problem
 
@@ -64,6 +64,12 @@ KNOB_FLAGS = ("tile", "mma", "stages", "swizzle", "cluster", "cta_group", "consu
 def given_knobs(args: argparse.Namespace) -> list[str]:
     """The knob flags given on the command line (as --flag-names)."""
     return [f"--{k.replace('_', '-')}" for k in KNOB_FLAGS if getattr(args, k, None) is not None]
+
+
+def require_our_kernel_arch(hw: HardwareSpec, flags: str) -> None:
+    """``flags`` (--our-kernel, --validate-top) ask for our validation kernel, which is sm_90a only."""
+    if hw.arch is not Arch.SM90A:
+        raise PerfmodelError(f"{flags}: our validation kernel is sm_90a only; {hw.name} is {hw.arch.value}")
 
 
 @dataclass(frozen=True)

@@ -67,30 +67,32 @@ def image_file(path: str, flag: str) -> Path:
     return writable_file(path, flag)
 
 
+def file_key(path: str):
+    """One file, however named: its device and inode when it exists (hard and symbolic links alike), else its
+    resolved path."""
+    full = os.path.realpath(os.path.expanduser(path))
+    try:
+        st = os.stat(full)
+        return (st.st_dev, st.st_ino)
+    except OSError:
+        return full
+
+
 def distinct_paths(outputs: dict[str, str | None], inputs: dict[str, str] | None = None) -> None:
     """Refuse (OutputPathError) when two output options name the same file, or an output names one of the
     inputs: the second write would replace the first, or the output would overwrite the data being read.
     ``outputs``: option -> path (None or empty: not given); ``inputs``: what -> path."""
-    def key(path: str):
-        """One file, however named: its device and inode when it exists (hard and symbolic links alike), else
-        its resolved path."""
-        full = os.path.realpath(os.path.expanduser(path))
-        try:
-            st = os.stat(full)
-            return (st.st_dev, st.st_ino)
-        except OSError:
-            return full
-    seen: dict[str, str] = {}
+    seen: dict = {}
     for flag, path in outputs.items():
         if not path:
             continue
-        k = key(path)
+        k = file_key(path)
         if k in seen:
             raise OutputPathError(f"{seen[k]} and {flag} name the same file {path}: give each its own")
         seen[k] = flag
     for what, path in (inputs or {}).items():
-        if path and key(path) in seen:
-            raise OutputPathError(f"{seen[key(path)]} {path} is {what}: writing it would overwrite the data it "
+        if path and file_key(path) in seen:
+            raise OutputPathError(f"{seen[file_key(path)]} {path} is {what}: writing it would overwrite the data it "
                                   f"reads (give another file)")
 
 
@@ -103,4 +105,4 @@ def write_or_fail(flag: str, path: str, write) -> None:
         raise OutputPathError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
 
 
-__all__ = ["OutputPathError", "distinct_paths", "image_file", "writable_file", "write_or_fail"]
+__all__ = ["OutputPathError", "distinct_paths", "file_key", "image_file", "writable_file", "write_or_fail"]

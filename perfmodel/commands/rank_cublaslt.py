@@ -30,9 +30,8 @@ def run(args) -> int:
     from ..hardware import load_hardware
     from ..legality.capacity import require_fits
     from ..problem import make_problem
-    from ..sim.clock import Regime, parse_clock
-    regime = parse_clock(args.clock)        # the same clock grammar and checks as predict and tune
-    clock = regime.hz / 1e6 if regime.regime is Regime.FIXED else regime.regime.value
+    from ..sim.clock import parse_clock
+    clock = parse_clock(args.clock)         # the same clock grammar and checks as predict and tune
     require_fits(make_problem((m, n, k), args.dtype), load_hardware(args.gpu))   # as predict/check/tune
     df = rank(m, n, k, args.dtype, args.gpu, clock=clock)
     ok = df[df.pred_time_us != float("inf")]

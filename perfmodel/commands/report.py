@@ -6,7 +6,7 @@ import json
 import os
 
 from ..errors import PerfmodelError
-from .outputs import distinct_paths, image_file, writable_file, write_or_fail
+from .outputs import distinct_paths, file_key, image_file, writable_file, write_or_fail
 
 NAME = "report"
 HELP = "compare the model with a measurement dataset: MAPE, p90 error, Spearman per shape, top-8"
@@ -100,14 +100,10 @@ DEFAULT_DATASETS = "data/measurements/*dataset*.jsonl"
 
 
 def _distinct_files(paths: list[str]) -> list[str]:
-    """The paths, each file once (by device and inode where it exists), in the order given."""
+    """The paths, each file once (outputs.file_key: by device and inode where it exists), in the order given."""
     seen, out = set(), []
     for path in paths:
-        try:
-            st = os.stat(path)
-            key = (st.st_dev, st.st_ino)
-        except OSError:
-            key = os.path.realpath(path)
+        key = file_key(path)
         if key not in seen:
             seen.add(key)
             out.append(path)

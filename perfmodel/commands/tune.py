@@ -18,7 +18,7 @@ from ..problem import make_problem
 from ..search.tuner import SAMPLERS, SearchError, TuneResult, tune
 from ..search.space import load_space, parse_override
 from ..legality.capacity import require_fits
-from .common import add_problem_arguments
+from .common import add_problem_arguments, require_our_kernel_arch
 from .outputs import distinct_paths, writable_file
 
 NAME = "tune"
@@ -91,9 +91,8 @@ def run(args) -> int:
     require_fits(problem, hw)   # no configuration runs it: refuse before searching
     from ..prediction.predict import check_clock
     check_clock(clock, hw)      # a clock no setting reaches: refused now, not by every prediction of the search
-    if (args.our_kernel or args.validate_top) and hw.arch.value != "sm_90a":
-        raise SearchError(f"--our-kernel / --validate-top: our validation kernel is sm_90a only; {hw.name} is "
-                          f"{hw.arch.value}")
+    if args.our_kernel or args.validate_top:
+        require_our_kernel_arch(hw, "--our-kernel / --validate-top")
     if args.measurements is not None and not args.validate_top:
         raise SearchError("--measurements is where --validate-top appends its runs: give --validate-top K too")
     if getattr(args, "kernel", "ours") == "cublaslt":

@@ -3,11 +3,11 @@ does not predict the same configurations again.
 
 One gzip-compressed JSON-lines file per (problem, hardware fingerprint, clock regime, family, model version) under
 ``$PERFMODEL_PREDICTION_CACHE_DIR`` (default ``~/.cache/perfmodel/predictions``; ``PERFMODEL_PREDICTION_CACHE=0``
-turns it off). The model version is a hash
-of the package's own Python sources: any change to the model starts a new file, so a cached figure is always
-what the running code would predict. Each batch of new predictions is appended as a gzip member as it is made;
-a member cut short by a kill ends the reading, the members before it are kept. A cache that cannot be read or written is left alone: the
-search predicts as it would without one (the cache saves time, it never decides a result).
+turns it off). The model version is a hash of the package's own Python sources: any change to the model starts a
+new file, so a cached figure is always what the running code would predict. Each batch of new predictions is
+appended as a gzip member as it is made; a member cut short by a kill ends the reading, the members before it
+are kept. A cache that cannot be read or written is left alone: the search predicts as it would without one
+(the cache saves time, it never decides a result).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from ..hardware import HardwareSpec
 from ..problem import GemmProblem
 
 ENV_DISABLE = "PERFMODEL_PREDICTION_CACHE"      # "0": no cache
+ENV_DIR = "PERFMODEL_PREDICTION_CACHE_DIR"     # where the files go (default ~/.cache/perfmodel/predictions)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -35,9 +36,6 @@ def model_version() -> str:
         h.update(str(path.relative_to(_PACKAGE)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
-
-
-ENV_DIR = "PERFMODEL_PREDICTION_CACHE_DIR"     # where the files go (default ~/.cache/perfmodel/predictions)
 
 
 def cache_dir() -> Path:
@@ -60,7 +58,10 @@ class PredictionCache:
             try:
                 row = json.loads(line)      # [name, *FIELDS]
                 if isinstance(row, list) and len(row) == len(self.FIELDS) + 1 and isinstance(row[0], str):
-                    self.rows[row[0]] = dict(zip(self.FIELDS, row[1:]))
+                    fields = dict(zip(self.FIELDS, row[1:]))
+                    if fields["time_s"] is None:        # written as null (_plain): a deadlock's infinite time
+                        fields["time_s"] = math.inf
+                    self.rows[row[0]] = fields
             except ValueError:
                 continue          # a line cut short by a kill, or not ours
         self.loaded = len(self.rows)

@@ -280,9 +280,7 @@ def score(items: list[tuple[dict, KernelConfig]], problem: GemmProblem, hw: Hard
     for params, cfg in items:
         s = new.get(cfg.name)
         if s is None:
-            row = dict(cache.get(cfg.name))
-            row["time_s"] = math.inf if row["time_s"] is None else row["time_s"]
-            s = Scored(params, cfg.name, **row)
+            s = Scored(params, cfg.name, **cache.get(cfg.name))
         elif s.params != params:
             s = dataclasses.replace(s, params=params)
         out.append(s)
