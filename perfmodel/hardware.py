@@ -54,7 +54,7 @@ class GpuSection:
     # size leave SMs idle): cudaOccupancyMaxActiveClusters x cluster size
     cluster4_sms: int = _f(1, 1024, int)
     cluster8_sms: int = _f(1, 1024, int)
-    # the same for non-portable clusters of 16 (absent: not measured, and such clusters are refused: a rule)
+    # the same for non-portable clusters of 16 (absent: not measured; predictions of such clusters are refused)
     cluster16_sms: int = _f(1, 1024, int, optional=True)
     max_threads_per_sm: int = _f(32, 1 << 16, int)     # resident threads per SM (occupancy)
     max_ctas_per_sm: int = _f(1, 1024, int)            # resident thread blocks per SM (occupancy)
@@ -221,7 +221,8 @@ class HardwareSpec:
     def resident_clusters(self, cluster_size: int) -> int:
         """Clusters of this many CTAs (one per SM) that run at once: GPC-limited for 4, 8 and 16 (measured,
         the hardware file), as many as the SMs hold for 1 and 2 (a TPC's two SMs share a GPC). Other sizes
-        have no measured residency: legality refuses them (rule cluster-residency) before this is asked."""
+        have no measured residency: ConfigError (the PTX allows them, so `check` still calls them legal; the
+        model cannot schedule them)."""
         known = {1: self.gpu.sm_count, 2: self.gpu.sm_count, 4: self.gpu.cluster4_sms, 8: self.gpu.cluster8_sms,
                  16: self.gpu.cluster16_sms}
         sms = known.get(cluster_size)

@@ -132,9 +132,10 @@ class Measurement:
         t, f = body.get("time_median_s"), body.get("tflops")
         if body["invalidity"] is Invalidity.CORRECT and (t is None or f is None):
             raise ValueError("a correct row needs time_median_s and tflops")
-        if t and f and abs(2.0 * body["m"] * body["n"] * body["k"] / t / 1e12 / f - 1.0) > TFLOPS_TOLERANCE:
-            raise ValueError(f"tflops {f!r} disagrees with 2MNK / time_median_s "
-                             f"({2.0 * body['m'] * body['n'] * body['k'] / t / 1e12:.6g})")
+        if t and f:
+            rate = 2.0 * body["m"] * body["n"] * body["k"] / t / 1e12
+            if abs(rate / f - 1.0) > TFLOPS_TOLERANCE:
+                raise ValueError(f"tflops {f!r} disagrees with 2MNK / time_median_s ({rate:.6g})")
         return cls(**body)
 
 
