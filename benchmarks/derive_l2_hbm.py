@@ -79,18 +79,24 @@ def lrc_table() -> None:
     the L2 read each of those sectors once for several SMs: multicast, and, without multicast, plain loads of the
     same sectors by CTAs sharing a panel that the LRC merged. Not modelled (sim/memory.py charges the L2 every
     received byte except multicast's): printed as evidence for the next model change."""
-    print("L2 request coalescing (ncu lrc__*: SM-received / L2-served read sectors; not modelled yet)")
-    print(f"  {'file':<36} {'shape':<16} {'dtype':<5} {'tile':<11} {'st':>2} {'swz':>4} {'mc':>2} "
-          f"{'recv TB/s':>9} {'L2 TB/s':>8} {'ratio':>6} {'lts util':>8}")
-    for f in sorted(NCU.glob("ncu_*.csv")):
-        d, info = ncu(f.name), run_info(f.name)
+    print("L2 request coalescing (ncu lrc__*: SM-received / L2-served read sectors; not modelled yet; data/ncu/ and "
+          "data/ncu/lrc/, with the timed run's TFLOP/s where one was taken)")
+    print(f"  {'file':<48} {'shape':<16} {'dtype':<5} {'tile':<11} {'st':>2} {'swz':>4} {'mc':>2} {'order':>5} "
+          f"{'recv TB/s':>9} {'L2 TB/s':>8} {'ratio':>6} {'lts util':>8} {'TFLOP/s':>8}")
+    for f in sorted(NCU.glob("ncu_*.csv")) + sorted((NCU / "lrc").glob("ncu_*.csv")):
+        name = str(f.relative_to(NCU))
+        d, info = ncu(name), run_info(name)
         k, t = info.get("kernel", {}), d["gpu__time_duration.sum"] * 1e-9
         recv, served = d["lrc__xbar2gpc_sectors_op_read.sum"] * 32, d["lrc__lts2lrc_sectors_op_read.sum"] * 32
         shape = f"{info.get('m')}x{info.get('n')}x{info.get('k')}"
         tile = f"{k.get('bm')}x{k.get('bn')}x{k.get('bk')}"
-        print(f"  {f.name:<36} {shape:<16} {info.get('dtype', '?'):<5} {tile:<11} {k.get('stages', 0):>2} "
-              f"{k.get('swizzle', ['?'])[0]:>4} {k.get('multicast', 0):>2} {recv / t / 1e12:9.2f} {served / t / 1e12:8.2f} "
-              f"{recv / served:6.2f} {d['lts__t_sectors_srcunit_tex.sum.pct_of_peak_sustained_elapsed']:7.0f}%")
+        order = f"{'n' if k.get('raster_n') else 'm'}{k.get('group', '?')}"
+        timed = f.with_name(f.name.replace("ncu_", "time_", 1)).with_suffix(".json")
+        tflops = f"{json.loads(timed.read_text())['time']['tflops']:8.1f}" if timed.is_file() else f"{'-':>8}"
+        print(f"  {name:<48} {shape:<16} {info.get('dtype', '?'):<5} {tile:<11} {k.get('stages', 0):>2} "
+              f"{k.get('swizzle', ['?'])[0]:>4} {k.get('multicast', 0):>2} {order:>5} {recv / t / 1e12:9.2f} "
+              f"{served / t / 1e12:8.2f} {recv / served:6.2f} "
+              f"{d['lts__t_sectors_srcunit_tex.sum.pct_of_peak_sustained_elapsed']:7.0f}% {tflops}")
 
 
 def lrc_sweep() -> None:
