@@ -1,0 +1,15 @@
+#!/bin/bash
+# 2026-11-25 session 2: mb_wgmma --gap (launch gap and the clock of short kernels) and the heldout4 sweep.
+set -u
+nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv > $OUT/gpu.txt 2>&1
+echo "== gap" ; date -u
+(nvidia-smi --query-gpu=timestamp,power.draw,clocks.sm --format=csv,noheader -lms 100 > $OUT/gap_smi.csv 2>&1 &
+ echo $! > /tmp/smi.pid)
+timeout 120 .cache/gap/mb_wgmma --gap 1.5 > $OUT/gap.jsonl 2> $OUT/gap.err; echo "rc=$?"
+kill $(cat /tmp/smi.pid) 2>/dev/null
+cat $OUT/gap.jsonl
+echo "== heldout4" ; date -u
+PYTHONPATH=. PERFMODEL_CACHE_DIR=.cache/pmk timeout 420 python3 -m perfmodel.measure --gpu auto \
+  --sweep configs/sweeps/sm90_heldout4.toml --out $OUT/heldout4.jsonl --warmup-ms 50 --min-ms 100 \
+  --timeout 30 --time-budget 330 --seed 9400 > $OUT/heldout4.log 2>&1; echo "rc=$?"
+tail -5 $OUT/heldout4.log; wc -l $OUT/heldout4.jsonl; date -u
