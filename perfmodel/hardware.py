@@ -61,6 +61,10 @@ class GpuSection:
     # seconds a launch adds to a kernel timed by a CUDA event pair around each launch (our harness, Triton's
     # do_bench, the cuBLASLt benchmark); absent: 0 (predictions are the kernel's own time)
     launch_overhead_s: float = _f(0, 1e-3, optional=True)
+    # GPU time between one launch's closing event and the next launch's opening event in such a loop; with
+    # launch_overhead_s, the time the SMs idle between back-to-back launches (the power-limited clock averages
+    # power over both: sim/power.py); absent: 0
+    launch_gap_s: float = _f(0, 1e-3, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

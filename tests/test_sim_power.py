@@ -5,7 +5,7 @@ from perfmodel import derive, load_hardware, make_problem
 from perfmodel.prediction.predict import predict
 from perfmodel.sim.memory import l2_row_efficiency
 from perfmodel.sim.params import l2_bytes_per_sm_clock
-from perfmodel.sim.power import Activity, power_limited_clock_hz, relative_power
+from perfmodel.sim.power import Activity, busy_fraction, power_limited_clock_hz, relative_power
 
 H100 = load_hardware("h100-sxm")
 # a power model with clear numbers: half of the capped power follows the tensor cores, P ~ f^3
@@ -53,6 +53,49 @@ def test_prediction_clock_follows_tensor_activity():
     fast = predict(BF16, derive(BF16, TOY, (128, 256, 64), cluster=(2, 1)).config, TOY)
     assert slow.details["tensor_activity"] < fast.details["tensor_activity"]
     assert fast.clock_hz < slow.clock_hz <= TOY.clock.boost_hz
+
+
+def test_idle_time_between_launches_raises_the_clock_of_short_kernels():
+    """A kernel of T seconds, launched back to back, runs T / (T + idle) of the time: the toy burn with 5.4 us of
+    idle (the H100's launch overhead + gap) at 21.6 us of work is busy 0.8, P = 0.5 + 0.5 x 0.8 at f_s."""
+    idle_s = H100.gpu.launch_overhead_s + H100.gpu.launch_gap_s
+    f_s = TOY.clock.sustained_tensor_hz
+    act = Activity(1.0, 0.0, at_hz=f_s, cycles=4 * idle_s * f_s)
+    assert busy_fraction(act, f_s, TOY) == pytest.approx(0.8)
+    assert busy_fraction(Activity(1.0, 0.0), f_s, TOY) == 1.0          # no cycles: a kernel that never stops
+    f = power_limited_clock_hz(act, BF16, TOY)
+    # at f the kernel runs shorter (cycles / f), so it idles a larger share: solve the fixed point
+    busy = busy_fraction(act, f, TOY)
+    assert (f / f_s) ** 3 * (0.5 + 0.5 * busy) == pytest.approx(1.0, rel=1e-9)
+    assert f_s * 0.9 ** (-1 / 3) < f < TOY.clock.boost_hz
+    long = Activity(1.0, 0.0, at_hz=f_s, cycles=1e4 * idle_s * f_s)   # a 54 ms kernel: the gap is nothing
+    assert power_limited_clock_hz(long, BF16, TOY) == pytest.approx(f_s, rel=1e-3)
+
+
+def test_short_burn_kernels_run_at_the_clock_mb_wgmma_gap_measured():
+    """Our mb_wgmma --gap (H100, 2026-11-25): the wgmma burn at 5 us .. 5 ms per launch, back to back with an event
+    pair around each launch. The power model (fitted on >= 250 ms GEMM loops, not on these) with the SMs idle for
+    launch_overhead_s + launch_gap_s between launches gives each length's in-kernel clock within 1.5% from 28 us
+    of event time on (it was 2-12% low without the idle time); the two shortest, 13 and 17 us, run at ~1.82 GHz
+    where the model says 1.87-1.98 (a limit the model does not have)."""
+    import json
+    from pathlib import Path
+    doc = json.loads((Path(__file__).resolve().parents[1] / "data/microbench/h100-80gb-hbm3-2026-11-25-gap.json")
+                     .read_text())
+    rows = [r for r in doc["records"] if r.get("bench") == "gap"]
+    assert len(rows) == 9
+    checked = 0
+    for r in rows:
+        f_meas = r["kernel_clock_hz"]
+        run_s = r["event_us"] * 1e-6 - H100.gpu.launch_overhead_s      # the kernel's own time in the event pair
+        with_gap = power_limited_clock_hz(Activity(1.0, 0.0, at_hz=f_meas, cycles=run_s * f_meas), BF16, H100)
+        without = power_limited_clock_hz(Activity(1.0, 0.0, at_hz=f_meas), BF16, H100)
+        if r["event_us"] >= 28:
+            assert with_gap / f_meas - 1 == pytest.approx(0.0, abs=0.015), r["event_us"]
+            checked += 1
+        if r["event_us"] <= 60:
+            assert without / f_meas - 1 < -0.04, r["event_us"]
+    assert checked == 7
 
 
 def test_explicit_clock_bypasses_the_power_model():

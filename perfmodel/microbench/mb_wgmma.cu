@@ -8,8 +8,12 @@
 //  - burn: the N=256 bf16 throughput kernel for a given number of seconds (sustained clock);
 //  - swizzle (--swizzle): the throughput kernel with A and B descriptors in 128B, 64B and 32B swizzle modes
 //    (SBO = 8 rows x the swizzle span), 2 warpgroups, N = 64/128/256, bf16 and e4m3: whether the tensor
-//    core's operand reads slow down with narrower swizzles (bank conflicts).
-// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle
+//    core's operand reads slow down with narrower swizzles (bank conflicts);
+//  - gap (--gap SECONDS): the burn kernel made 5 us .. 5 ms long, launched back to back with a CUDA event pair
+//    around every launch (as our GEMM harness times kernels) for SECONDS per length after a warm-up of SECONDS/3:
+//    the start-to-start period, the event time, block 0's in-kernel time and clock (clock64 / %globaltimer of the
+//    last launches), so the SM idle time between launches and the clock a short kernel runs at under the power cap.
+// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle | mb_wgmma --gap SECONDS
 #include "mb_common.cuh"
 #include "mb_wgmma_ops.cuh"
 
@@ -246,15 +250,79 @@ static void burn(Bufs& b, double seconds) {
       .num("median_flops_per_clock_per_sm", median(fpcs)).emit();
 }
 
+// Short burn kernels back to back, timed as the GEMM harness times (perfmodel/kernels/harness_sm90.cu): how long
+// the SMs idle between launches and which clock a kernel of each length runs at once the power limiter holds.
+static void gap(Bufs& b, double seconds) {
+  auto k = wgmma_throughput_kernel<256, 0, 2>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const double us_per_iter = 8 * flops_per_wgmma(256, 0) * 2 / 4096.0 / 1.8e3;   // ~1.1 us at peak rate, ~1.8 GHz
+  const double lengths_us[] = {5, 10, 20, 40, 80, 160, 400, 1000, 5000};
+  auto now_s = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  const int batch = 64;   // event pairs recorded per synchronisation (the harness records all, then synchronises)
+  std::vector<cudaEvent_t> ev(2 * batch);
+  for (auto& e : ev) CK(cudaEventCreate(&e));
+  for (double len_us : lengths_us) {
+    const int iters = std::max(1, (int)(len_us / us_per_iter));
+    auto loop = [&](double dur, std::vector<double>* ev_ms, std::vector<double>* in_ns, std::vector<double>* hz,
+                    double* period_us) {
+      long launches = 0;
+      const double t0 = now_s();
+      double t1 = t0;
+      while (t1 - t0 < dur) {
+        for (int r = 0; r < batch; ++r) {
+          CK(cudaEventRecord(ev[2 * r]));
+          k<<<b.sms, 256, kSmem>>>(iters, b.sink, b.cycles, b.probe);
+          CK(cudaEventRecord(ev[2 * r + 1]));
+        }
+        CK(cudaEventSynchronize(ev[2 * batch - 1]));
+        CK(cudaGetLastError());
+        launches += batch;
+        t1 = now_s();
+        if (ev_ms) {
+          for (int r = 0; r < batch; r += 8) {
+            float x;
+            CK(cudaEventElapsedTime(&x, ev[2 * r], ev[2 * r + 1]));
+            ev_ms->push_back(x);
+          }
+          ClockProbe p;
+          CK(cudaMemcpy(&p, b.probe, sizeof p, cudaMemcpyDeviceToHost));
+          in_ns->push_back((double)(p.t1 - p.t0));
+          hz->push_back(probe_hz(p));
+        }
+      }
+      if (period_us) {   // start-to-start over the batches' event chain, GPU time
+        float x;
+        CK(cudaEventElapsedTime(&x, ev[0], ev[2 * batch - 1]));
+        *period_us = x * 1e3 / batch;
+      }
+      return launches;
+    };
+    loop(seconds / 3, nullptr, nullptr, nullptr, nullptr);
+    std::vector<double> ev_ms, in_ns, hz;
+    double period_us = 0;
+    const long n = loop(seconds, &ev_ms, &in_ns, &hz, &period_us);
+    Rec("gap").str("kernel", "wgmma m64n256k16 bf16, 2 warpgroups/SM, one CTA per SM").num("iters", iters)
+        .num("launches", (double)n).num("seconds", seconds).num("period_us", period_us)
+        .num("event_us", median(ev_ms) * 1e3).num("in_kernel_us", median(in_ns) * 1e-3)
+        .num("idle_us", period_us - median(in_ns) * 1e-3).num("kernel_clock_hz", median(hz))
+        .num("min_kernel_clock_hz", *std::min_element(hz.begin(), hz.end()))
+        .num("tflops", flops_per_wgmma(256, 0) * kChainUnroll * iters * 2 * b.sms / (median(ev_ms) * 1e-3) / 1e12)
+        .emit();
+  }
+  for (auto& e : ev) CK(cudaEventDestroy(e));
+}
+
 int main(int argc, char** argv) {
   bool quick = false;
-  double burn_s = 0;
+  double burn_s = 0, gap_s = 0;
   bool swizzle = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = true;
     else if (!strcmp(argv[i], "--swizzle")) swizzle = true;
     else if (!strcmp(argv[i], "--burn") && i + 1 < argc) burn_s = atof(argv[++i]);
-    else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle)", argv[i]);
+    else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap_s = atof(argv[++i]);
+    else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle | "
+             "mb_wgmma --gap SECONDS)", argv[i]);
   }
   emit_device_record();
   Bufs b;
@@ -263,7 +331,9 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&b.out, 8 * sizeof(double)));
   CK(cudaMalloc(&b.cycles, b.sms * sizeof(unsigned long long)));
   CK(cudaMalloc(&b.probe, sizeof(ClockProbe)));
-  if (burn_s > 0) {
+  if (gap_s > 0) {
+    gap(b, gap_s);
+  } else if (burn_s > 0) {
     burn(b, burn_s);
   } else if (swizzle) {
     run_swizzle(b);

@@ -19,6 +19,14 @@ P ~ f^gamma at fixed activity, for everything on the SM clock's rail; HBM on its
     a_hbm ``hbm_power_w / gpu.tdp_w``: what HBM reads at the datasheet rate add to the board power
           (microbench mb_power: DRAM, PHY, memory controllers and the L2 miss path; W)
 
+Between launches the SMs idle (the power limiter averages over many launches): a kernel of T = cycles / f
+seconds launched back to back, each launch followed by ``launch_overhead_s + launch_gap_s`` of idle SMs, does
+its work a fraction d(f) = T / (T + idle) of the time, so every activity above (u_tc, u_l2, u_hbm) is multiplied
+by d(f) while the clock-tree/static share (1 - a_tc) stays. A 20 us kernel idles a fifth of the time and runs
+~10% faster than the same work in a 2 ms kernel: our mb_wgmma --gap (H100, 2026-11-25) measured 1.59 GHz for
+5 ms burn kernels, 1.60 at 450 us, 1.63 at 88 us, 1.69 at 43 us, 1.76 at 20 us, 1.82 at 9 us (tests/test_power.py
+reproduces them from this formula). With ``Activity.cycles`` 0 (a kernel that never stops) d = 1.
+
 The reference point (u_tc = 1 at f16, no L2 or HBM traffic, f = f_sustained) gives P = P_cap. Setting
 P(f) = P_cap gives f (bisection: P rises with f); it is clamped to [MIN_CLOCK_FRACTION x f_sustained,
 boost]. With ``tensor_power_fraction``, ``l2_power_fraction`` and ``hbm_power_w`` all 0 (parts without
@@ -41,6 +49,7 @@ class Activity:
     l2: float        # chip-wide L2->SM bytes / (cycles x L2 bandwidth), 0..1
     hbm: float = 0.0     # HBM bytes/s / datasheet HBM bytes/s, at the clock ``at_hz``
     at_hz: float = 0.0   # the clock the activity was simulated at (0: the sustained clock)
+    cycles: float = 0.0  # the kernel's cycles (launched back to back); 0: no idle time between launches
 
 
 def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec) -> float:
@@ -51,16 +60,28 @@ def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec) -> float:
     return hw.clock.f8_tensor_power_ratio if eight_bit else 1.0
 
 
-def relative_power(act: Activity, weight: float, hw: HardwareSpec) -> float:
-    """Power of the SM-clock rail at the sustained clock relative to the cap (1.0 = the reference burn)."""
+def busy_fraction(act: Activity, f: float, hw: HardwareSpec) -> float:
+    """The share of the time a kernel launched back to back runs at clock f: T / (T + the SMs' idle time between
+    launches), T = cycles / f; 1 without cycles or idle time."""
+    idle_s = (hw.gpu.launch_overhead_s or 0.0) + (hw.gpu.launch_gap_s or 0.0)
+    if act.cycles <= 0 or idle_s <= 0 or f <= 0:
+        return 1.0
+    run_s = act.cycles / f
+    return run_s / (run_s + idle_s)
+
+
+def relative_power(act: Activity, weight: float, hw: HardwareSpec, busy: float = 1.0) -> float:
+    """Power of the SM-clock rail at the sustained clock relative to the cap (1.0 = the reference burn), the
+    activities averaged over the ``busy`` share of the time the kernel runs."""
     c = hw.clock
     a_tc = c.tensor_power_fraction
-    return (1.0 - a_tc) + a_tc * weight * min(max(act.tensor, 0.0), 1.0) + c.l2_power_fraction * min(
-        max(act.l2, 0.0), 1.0)
+    return (1.0 - a_tc) + busy * (a_tc * weight * min(max(act.tensor, 0.0), 1.0) + c.l2_power_fraction * min(
+        max(act.l2, 0.0), 1.0))
 
 
 def hbm_share(act: Activity, f: float, hw: HardwareSpec) -> float:
-    """HBM power at clock f as a share of the cap: a_hbm x u_hbm, u_hbm scaled from the simulated clock."""
+    """HBM power at clock f as a share of the cap while the kernel runs: a_hbm x u_hbm, u_hbm scaled from the
+    simulated clock."""
     a_hbm = hw.clock.hbm_power_w / hw.gpu.tdp_w
     if a_hbm <= 0 or act.hbm <= 0:
         return 0.0
@@ -69,10 +90,11 @@ def hbm_share(act: Activity, f: float, hw: HardwareSpec) -> float:
 
 
 def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> float:
-    """Board power at clock f relative to the cap."""
+    """Board power at clock f relative to the cap, averaged over launches and the idle time between them."""
     c = hw.clock
-    core = relative_power(act, tensor_power_weight(problem, hw), hw)
-    return (f / c.sustained_tensor_hz) ** c.power_exponent * core + hbm_share(act, f, hw)
+    busy = busy_fraction(act, f, hw)
+    core = relative_power(act, tensor_power_weight(problem, hw), hw, busy)
+    return (f / c.sustained_tensor_hz) ** c.power_exponent * core + busy * hbm_share(act, f, hw)
 
 
 def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec) -> float:
@@ -83,7 +105,7 @@ def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec
         return hi
     if board_power(act, lo, problem, hw) >= 1.0:
         return lo
-    if hbm_share(act, hi, hw) == 0.0:    # closed form without the HBM term
+    if hbm_share(act, hi, hw) == 0.0 and busy_fraction(act, hi, hw) == 1.0:   # closed form: no HBM, no idle
         rel = relative_power(act, tensor_power_weight(problem, hw), hw)
         return min(max(c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent), lo), hi)
     for _ in range(40):                  # P rises with f: bisection to ~1e-12 of the interval
@@ -105,8 +127,9 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
     tensor = p.issuers * p.instr_per_stage * p.instr_math_cycles / steady * frac * sched.wave_efficiency
     l2 = p.l2_moved_bytes_per_stage / (p.l2_bytes_per_clock * steady) if p.l2_bytes_per_clock > 0 else 0.0
     hbm = p.hbm_bytes_per_stage / (p.hbm_bytes_per_clock * steady) if p.hbm_bytes_per_clock > 0 else 0.0
-    return Activity(min(tensor, 1.0), min(l2, 1.0), min(hbm, 1.0) * hw.hbm.achievable_fraction, clock_hz)
+    return Activity(min(tensor, 1.0), min(l2, 1.0), min(hbm, 1.0) * hw.hbm.achievable_fraction, clock_hz,
+                    cycles=p.waves * p.k_iters * steady)
 
 
-__all__ = ["Activity", "MIN_CLOCK_FRACTION", "steady_activity", "board_power", "hbm_share", "power_limited_clock_hz", "relative_power",
+__all__ = ["Activity", "MIN_CLOCK_FRACTION", "steady_activity", "board_power", "busy_fraction", "hbm_share", "power_limited_clock_hz", "relative_power",
            "tensor_power_weight"]
