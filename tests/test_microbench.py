@@ -357,3 +357,16 @@ def test_parse_ncu_csv_groups_metrics_by_launch():
     ])
     assert suite.parse_ncu_csv(text) == [{"lts__t_sectors.sum": 1234567.0, "lts__t_requests.sum": 10.0},
                                          {"lts__t_requests.sum": 2000.0}]
+
+
+def test_launch_parameters_reproduce_from_the_committed_runs():
+    """mb_stream (2026-11-24) and mb_wgmma --gap (2026-11-25) on the H100 -> gpu.launch_overhead_s and
+    gpu.launch_gap_s in h100-sxm.toml (what the SMs idle between two event-timed launches: sim/power.py)."""
+    root = Path(__file__).resolve().parents[1] / "data/microbench"
+    hw = parse_hardware(H100.read_text(), str(H100))
+    got = {}
+    for name in ("h100-80gb-hbm3-2026-11-24-stream.json", "h100-80gb-hbm3-2026-11-25-gap.json"):
+        got.update({u.key: rounded(u.key, u.value) for u in derive_updates(suite.load_results(str(root / name)), None)
+                    if u.key.startswith("gpu.")})
+    assert got == {"gpu.launch_overhead_s": hw.gpu.launch_overhead_s, "gpu.launch_gap_s": hw.gpu.launch_gap_s}
+    assert 1e-6 < hw.gpu.launch_gap_s < hw.gpu.launch_overhead_s

@@ -282,6 +282,26 @@ def _clock(doc: dict) -> Update | None:
     return None
 
 
+def _launch(recs: list[dict]) -> list[Update]:
+    """What an event-timed launch adds (mb_stream launch_gap: event time - spin time of kernels spinning 5-100 us)
+    and the GPU time between two such launches (mb_wgmma --gap: start-to-start period - event time of burn
+    kernels up to 500 us; longer ones: one batch's period is within the events' resolution)."""
+    out = []
+    spin = [r["added_us"] for r in select(recs, "launch_gap", kernel="spin") if 4.5 <= r.get("spin_us", 0) <= 100.0]
+    if spin:
+        out.append(Update("gpu.launch_overhead_s", statistics.median(spin) * 1e-6, "mb_stream/launch_gap",
+                          f"kernels spinning 5-100 us, a CUDA event pair around every launch, back to back: event "
+                          f"time - spin time = {min(spin):.2f}-{max(spin):.2f} us over {len(spin)} points "
+                          f"(median {statistics.median(spin):.2f} us)"))
+    gap = [r["period_us"] - r["event_us"] for r in select(recs, "gap") if r.get("in_kernel_us", 1e9) < 500]
+    if gap:
+        out.append(Update("gpu.launch_gap_s", statistics.median(gap) * 1e-6, "mb_wgmma --gap",
+                          f"wgmma burn kernels up to 500 us launched back to back with an event pair around each: "
+                          f"start-to-start period - event time = {min(gap):.2f}-{max(gap):.2f} us over {len(gap)} "
+                          f"lengths (median {statistics.median(gap):.2f} us)"))
+    return out
+
+
 def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
                    l2_efficiency_128b: float | None = None) -> list[Update]:
     """All hardware values the records support (missing benchmarks are skipped). The pitch parameters
@@ -295,7 +315,8 @@ def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
     found: list[Update | None] = [_tma_latency(recs), _tma_bandwidth(recs), _clock(doc)]
     groups: list[Callable[[], list[Update]]] = [
         lambda: _tma_issue(recs), lambda: _sync(recs), lambda: _smem(recs), lambda: _l2(recs, l2_bytes),
-        lambda: _hbm(recs, datasheet_hbm_bytes_per_s), lambda: _pitch(recs, l2_efficiency_128b)]
+        lambda: _hbm(recs, datasheet_hbm_bytes_per_s), lambda: _pitch(recs, l2_efficiency_128b),
+        lambda: _launch(recs)]
     for g in groups:
         found.extend(g())
     return [u for u in found if u is not None]
@@ -323,9 +344,11 @@ def split_for_target(updates: list[Update], measured_gpu: str, target_gpu: str) 
 
 
 def rounded(key: str, value: float) -> float | int:
-    """Values as written to the TOML: clocks to 1 MHz, fractions to 3 digits, others to 0.1."""
+    """Values as written to the TOML: clocks to 1 MHz, seconds to 0.01 us, fractions to 3 digits, others to 0.1."""
     if key.endswith("_hz"):
         return round(value / 1e6) * 1e6
+    if key.endswith("_s"):
+        return round(value * 1e8) / 1e8
     if key.endswith("_fraction"):
         return round(value, 3)
     return round(value, 1)

@@ -54,6 +54,18 @@ def _wgmma_lines(recs: list[dict]) -> list[str]:
     return lines
 
 
+def _gap_lines(recs: list[dict]) -> list[str]:
+    """mb_wgmma --gap: each burn length's event time, start-to-start period and in-kernel clock."""
+    rows = sorted(select(recs, "gap"), key=lambda r: r["event_us"])
+    if not rows:
+        return []
+    lines = [f"{'gap: event us':<16}{'period us':>10}{'gap us':>9}{'clock MHz':>11}"]
+    for r in rows:
+        lines.append(f"{r['event_us']:<16.1f}{r['period_us']:>10.1f}{r['period_us'] - r['event_us']:>9.2f}"
+                     f"{r['kernel_clock_hz'] / 1e6:>11.0f}")
+    return lines + [""]
+
+
 def summary_table(doc: dict, updates: list[Update]) -> str:
     prov = doc.get("provenance", {})
     dev = (select(doc.get("records", []), "device") or [{}])[0]
@@ -69,6 +81,7 @@ def summary_table(doc: dict, updates: list[Update]) -> str:
     out.append("")
     out.extend(_wgmma_lines(doc.get("records", [])))
     out.append("")
+    out.extend(_gap_lines(doc.get("records", [])))
     out.append(f"{'hardware key':<38}{'value':>12}  from")
     for u in updates:
         out.append(f"{u.key:<38}{u.value:>12.4g}  {u.bench}")

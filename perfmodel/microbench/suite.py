@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test, not for the TOML)")
     p.add_argument("--burn-seconds", type=float, default=15.0, help="sustained tensor load for the clock (s)")
     p.add_argument("--idle-seconds", type=float, default=3.0, help="nvidia-smi idle sampling before the run (s)")
+    p.add_argument("--gap-seconds", type=float, default=1.5,
+                   help="mb_wgmma --gap: seconds per kernel length of back-to-back burn launches (the idle time "
+                        "between launches and the clock of short kernels; 0: skip)")
     p.add_argument("--apply", metavar="TOML", help="write the measured values into this hardware file")
     p.add_argument("--from-json", metavar="FILE", help="use an earlier run's results instead of running")
     p.add_argument("--build-only", action="store_true", help="compile the programs and stop")
@@ -174,6 +177,10 @@ def measure(args, command: str) -> dict:
             _run_one(doc, logs, str(bins[name].path), name, extra, PROGRAM_TIMEOUT_S)
         if getattr(args, "ncu", False) and "mb_pitch" in _selected(args):
             _ncu_pitch(doc, logs, str(bins["mb_pitch"].path))
+        gap_s = getattr(args, "gap_seconds", 0.0) or 0.0
+        if gap_s > 0 and "mb_wgmma" in _selected(args):   # 9 lengths, each a third of warm-up and the timed loop
+            _run_one(doc, logs, str(bins["mb_wgmma"].path), "mb_wgmma", ["--gap", str(gap_s)],
+                     PROGRAM_TIMEOUT_S + 9 * 1.4 * gap_s)
         if args.burn_seconds > 0:
             burn = _run_one(doc, logs, str(bins["mb_wgmma"].path), "mb_wgmma",
                             ["--burn", str(args.burn_seconds)], PROGRAM_TIMEOUT_S + args.burn_seconds)
