@@ -283,6 +283,12 @@ CASES = [
          says="not a directory"),
     Case("calibrate-microbench-apply-missing", ["calibrate", "--microbench", "--apply", "{tmp}/none.toml"],
          says="none.toml"),
+    Case("calibrate-microbench-burn-inf", ["calibrate", "--microbench", "--burn-seconds", "inf", "--out", "{tmp}/o"],
+         says="--burn-seconds inf"),
+    Case("calibrate-microbench-gap-nan", ["calibrate", "--microbench", "--gap-seconds", "nan", "--out", "{tmp}/o"],
+         says="--gap-seconds nan"),
+    Case("calibrate-microbench-idle-negative", ["calibrate", "--microbench", "--idle-seconds", "-5", "--out",
+                                                "{tmp}/o"], says="--idle-seconds -5"),
     # ------------------------------------------------------------------ found by a new user's sweep (2026-11-25)
     Case("report-csv-is-the-input", ["report", "{tmp}/a.jsonl", "--csv", "{tmp}/a.jsonl"], {"a.jsonl": DATASET},
          says="overwrite"),

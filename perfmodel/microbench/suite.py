@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -278,8 +279,20 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
+MAX_PHASE_SECONDS = 3600.0   # --burn/--idle/--gap-seconds: an hour of one phase is surely a typo
+
+
+def _check_seconds(args) -> None:
+    """Phase lengths: finite, 0..MAX_PHASE_SECONDS (an infinite burn would never return)."""
+    for flag in ("burn_seconds", "idle_seconds", "gap_seconds"):
+        v = getattr(args, flag, None)
+        if v is not None and not (math.isfinite(v) and 0.0 <= v <= MAX_PHASE_SECONDS):
+            raise MicrobenchError(f"--{flag.replace('_', '-')} {v:g}: expected 0..{MAX_PHASE_SECONDS:g} seconds")
+
+
 def _check_paths(args) -> None:
     """What a long run would write or edit, refused before it starts (measurements are not lost)."""
+    _check_seconds(args)
     if args.apply and not Path(args.apply).is_file():
         raise MicrobenchError(f"--apply {args.apply}: no such hardware file")
     if args.from_json and args.build_only:
