@@ -234,6 +234,43 @@ def test_validate_top_records_measurements_in_a_hw_study_and_reports_the_ranking
     assert len(optuna.load_study(study_name=rep["study"], storage=r.study._storage).trials) == 5
 
 
+def test_validate_top_times_baselines_in_the_same_run_and_reports_the_ratio():
+    """--baseline: timed in the same runner call, before the top K (one thermal state); not recorded in the .hw
+    study; a baseline that is also in the top K is measured once."""
+    from perfmodel.search.validate_top import validate_top
+    r = tune(BF16, H100, n_trials=500, space=small_space(), objective=fake_objective, kernel_rules=True)
+    top = [t.config_name for t in r.top(3)]
+    outside = KernelConfig.from_name(r.top(20)[-1].config_name)
+    calls = []
+
+    def runner(pairs):
+        calls.append([c.name for _, c in pairs])
+        return [_Measured(c.name, 400.0 if c.name == outside.name else 500.0 + i) for i, (_, c) in enumerate(pairs)]
+
+    rep = validate_top(r, 3, runner=runner, baselines=[outside, KernelConfig.from_name(top[1]), outside])
+    assert calls == [[outside.name, *top]]                      # baselines first, each once
+    assert [b["config_name"] for b in rep["baselines"]] == [outside.name, top[1]]
+    assert rep["best"]["measured_tflops"] == 503.0
+    assert rep["best_baseline"]["config_name"] == top[1] and rep["best_over_baseline"] == pytest.approx(503 / 502, abs=1e-4)
+    hw = optuna.load_study(study_name=rep["study"], storage=r.study._storage)
+    assert outside.name not in {t.user_attrs["config_name"] for t in hw.trials} and len(hw.trials) == 3
+    rep = validate_top(r, 3, runner=lambda pairs: [_Measured(c.name, None, valid=False) for _, c in pairs],
+                       baselines=[outside])
+    assert rep["best_over_baseline"] is None and rep["baselines"][0]["measured_tflops"] is None
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--baseline", "128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma"], "give --validate-top K"),
+    (["--validate-top", "2", "--baseline", "not-a-config"], "--baseline 'not-a-config'"),
+    (["--validate-top", "2", "--baseline", "128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pm8_etma"],
+     "cannot run on 64x64x64"),
+])
+def test_baseline_flags_are_checked_before_searching(argv, message, capsys):
+    rc = main(["tune", "--gpu", "h100-sxm", "--problem", "64x64x64", "--trials", "2", "--storage", "memory", *argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_validate_top_without_a_gpu_is_a_one_line_error(monkeypatch, capsys):
     import perfmodel.search.validate_top as shw
     monkeypatch.setattr(shw.shutil, "which", lambda name: None)

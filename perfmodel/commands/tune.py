@@ -53,6 +53,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="search only what perfmodel's own sm_90a kernel builds (its kernel-* rules too)")
     p.add_argument("--validate-top", type=int, default=0, metavar="K",
                    help="search what our sm_90a kernel builds (implies --our-kernel), run the top K structurally distinct ones on this machine's GPU; compare with the predictions")
+    p.add_argument("--baseline", action="append", default=[], metavar="CONFIG",
+                   help="with --validate-top: also time this configuration (a canonical name, e.g. the one in use or "
+                        "the best known) in the same run, before the top K, and report the best of the top K over "
+                        "it (one thermal state for both; repeatable)")
     p.add_argument("--measurements", default=None, metavar="FILE",
                    help=f"JSONL dataset the --validate-top runs append to (reruns reuse it; default "
                         f"{DEFAULT_MEASUREMENTS})")
@@ -95,6 +99,9 @@ def run(args) -> int:
         require_our_kernel_arch(hw, "--our-kernel / --validate-top")
     if args.measurements is not None and not args.validate_top:
         raise SearchError("--measurements is where --validate-top appends its runs: give --validate-top K too")
+    if args.baseline and not args.validate_top:
+        raise SearchError("--baseline is timed beside the top K of --validate-top: give --validate-top K too")
+    baselines = [_baseline(name, problem, hw) for name in args.baseline]
     if getattr(args, "kernel", "ours") == "cublaslt":
         raise SearchError("cuBLASLt's algorithms are ranked by `perfmodel rank-cublaslt MxNxK` (its configurations "
                           "are the library's, not a search space)")
@@ -133,13 +140,26 @@ def run(args) -> int:
     validation = None
     if args.validate_top:
         from ..search.validate_top import validate_top
-        validation = validate_top(result, args.validate_top, measurements_path=args.measurements)
+        validation = validate_top(result, args.validate_top, measurements_path=args.measurements,
+                                  baselines=baselines)
     doc = _document(result, storage, args.top, validation)
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
         _print(doc)
     return 0 if doc["top"] else 1   # no legal configuration found: exit 1, as for an illegal one
+
+
+def _baseline(name: str, problem, hw):
+    """A --baseline configuration: a canonical name our kernel builds for this problem (checked before the search)."""
+    try:
+        cfg = KernelConfig.from_name(name.strip())
+    except (PerfmodelError, ValueError) as exc:
+        raise SearchError(f"--baseline '{name}': not a configuration name ({exc})") from None
+    bad = check(problem, cfg, hw, kernel_rules=True)
+    if bad:
+        raise SearchError(f"--baseline {cfg.name}: cannot run on {problem.shape_name()} with our kernel: {bad[0]}")
+    return cfg
 
 
 # Rules that refuse the problem itself on this GPU (its types, accumulator, scales, layouts, and the
@@ -361,3 +381,8 @@ def _print_validation(v: dict) -> None:
     if v.get("best"):
         print(f"measured best: {v['best']['config_name']} at {v['best']['measured_tflops']:.1f} TFLOP/s "
               f"(predicted rank {v['best']['pred_rank']}); Spearman {v['spearman']}")
+    for b in v.get("baselines", ()):
+        meas = f"{b['measured_tflops']:.1f} TFLOP/s" if b["measured_tflops"] is not None else b.get("invalidity")
+        print(f"baseline (same run, before the top K): {b['config_name']} {meas}")
+    if v.get("best_over_baseline") is not None:
+        print(f"measured best of the top {v['asked']} / best baseline: {v['best_over_baseline']:.3f}")

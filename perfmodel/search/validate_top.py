@@ -93,12 +93,21 @@ def candidates(result: TuneResult, k: int, *, tie_rel: float = TIE_REL) -> tuple
 
 
 def validate_top(result: TuneResult, k: int, *, runner: Runner | None = None,
-                 measurements_path: str | Path = DEFAULT_MEASUREMENTS) -> dict[str, Any]:
-    """Measure the top ``k`` and record them in the ``.hw`` study; returns the report as a dict."""
+                 measurements_path: str | Path = DEFAULT_MEASUREMENTS,
+                 baselines: Sequence[KernelConfig] = ()) -> dict[str, Any]:
+    """Measure the top ``k`` and record them in the ``.hw`` study; returns the report as a dict.
+
+    ``baselines`` (e.g. the configuration in use, or the best one known) are timed in the same runner call, before
+    the top ``k``, so that both are measured in one thermal state: at 8192^3 bf16 the same configuration read 698
+    and 750 TFLOP/s 25 s apart in one call on our H100 (data/measurements/README.md, v6), and a best known from
+    another day or machine can sit 5-10% away for that reason alone. The report gives the measured best of the top
+    ``k`` over the best baseline (``best_over_baseline``); baselines are not recorded in the ``.hw`` study."""
     runner = runner or local_runner(result.hw.name, measurements_path)
     chosen, skipped = candidates(result, k)
     configs = [KernelConfig.from_name(t.user_attrs["config_name"]) for t in chosen]
-    measured = {m.config_name: m for m in runner([(result.problem, c) for c in configs])}
+    names = {c.name for c in configs}
+    extra = [b for b in dict.fromkeys(baselines) if b.name not in names]
+    measured = {m.config_name: m for m in runner([(result.problem, c) for c in [*extra, *configs]])}
     hw_study = open_study(default_study_name(result.hw, result.problem, result.space, kind="hw"),
                           result.study._storage, None,
                           {k: v for k, v in result.study.user_attrs.items() if k != "rules"})
@@ -113,7 +122,13 @@ def validate_top(result: TuneResult, k: int, *, runner: Runner | None = None,
         rows.append(row)
         if cfg.name not in already:
             _record(hw_study, t, row, m)
-    return _report(result, hw_study, rows, k, skipped)
+    base_rows = []
+    for b in dict.fromkeys(baselines):
+        m = measured.get(b.name)
+        ok = m is not None and m.valid and m.tflops is not None
+        base_rows.append({"config_name": b.name, "measured_tflops": float(m.tflops) if ok else None,
+                          "invalidity": None if ok else _invalidity(m)})
+    return _report(result, hw_study, rows, k, skipped, base_rows)
 
 
 def _invalidity(m) -> str:
@@ -143,10 +158,15 @@ def ranking_agreement(pred: Sequence[float], meas: Sequence[float]) -> float | N
     return None if rho != rho else round(rho, 3)
 
 
-def _report(result: TuneResult, hw_study: optuna.Study, rows: list[dict], k: int, skipped: int) -> dict:
+def _report(result: TuneResult, hw_study: optuna.Study, rows: list[dict], k: int, skipped: int,
+            base_rows: list[dict] = ()) -> dict:
     valid = [r for r in rows if r["measured_tflops"] is not None]
     best = max(valid, key=lambda r: r["measured_tflops"]) if valid else None
+    base_valid = [r for r in base_rows if r["measured_tflops"] is not None]
+    base_best = max(base_valid, key=lambda r: r["measured_tflops"]) if base_valid else None
+    ratio = round(best["measured_tflops"] / base_best["measured_tflops"], 4) if best and base_best else None
     return {
+        "baselines": list(base_rows), "best_baseline": base_best, "best_over_baseline": ratio,
         "device": result.hw.name, "study": hw_study.study_name, "asked": k, "measured": len(valid),
         "invalid": len(rows) - len(valid), "skipped_unbuildable": skipped, "rows": rows,
         "best": best,
