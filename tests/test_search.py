@@ -158,7 +158,9 @@ def test_killed_run_resumes_with_no_trial_lost_or_repeated(tmp_path):
     before = names_of(study)
     running = [t.number for t in study.get_trials(states=(TrialState.RUNNING,))]
     assert 6 <= len(before) < target
-    time.sleep(1.5)   # the killed worker's heartbeat goes stale (grace period 1 s)
+    # the killed worker's heartbeat goes stale (grace period 1 s); SQLite's CURRENT_TIMESTAMP has 1 s resolution, so
+    # after 1.5 s both truncated times can still be 1 s apart (not stale): wait past 2 s
+    time.sleep(2.5)
     r = tune(BF16, H100, n_trials=target, target_trials=target, storage=storage, space=small_space(),
              objective=fake_objective, heartbeat_interval_s=1, grace_period_s=1)
     after = names_of(r.study)
