@@ -35,6 +35,14 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "from one L2 read, which the model does not count (ncu: the SMs received 1.07-1.52x the sectors the L2 "
             "served, data/ncu/lrc); such points of our H100 and H200 calibration data measured 5% faster than "
             "predicted on average, 1 in 5 more than 10% faster"))
+    narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
+    if bottleneck in ("l2", "tensor_core") and narrow64:
+        out.append(Caveat(
+            "narrow-64-byte-rows",
+            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 6% (H100) and 10% (H200) "
+            "slower than predicted on the calibration half, up to 20%, and at 8192^3 and 4096x14336x4096 they ran "
+            "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
+            "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:
         out.append(Caveat(
             "skinny-128-row-tiles",
