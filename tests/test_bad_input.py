@@ -11,6 +11,7 @@ suite fast: no case simulates a huge shape or compiles anything.
 """
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import stat
@@ -31,6 +32,14 @@ H100_TOML = (ROOT / "configs/hardware/h100-sxm.toml").read_bytes()
 CONFIG = "128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma"
 BINARY = b"\xff\xfe\x00binary\x81\n"
 HUGE = "1000000000x1000000000x1000000000"
+GAP_JSON = json.loads((ROOT / "data/microbench/h100-80gb-hbm3-2026-11-25-gap.json").read_text())
+
+
+def _gap_json(edit) -> bytes:
+    """The committed mb_wgmma --gap results with one field damaged."""
+    doc = json.loads(json.dumps(GAP_JSON))
+    edit(doc)
+    return json.dumps(doc).encode()
 
 P = ["--gpu", "h100-sxm", "--problem", "256x256x256"]          # a tiny, legal problem
 T = ["--storage", "memory", "--trials", "2"]                    # a tune that would be quick
@@ -283,6 +292,25 @@ CASES = [
          says="not a directory"),
     Case("calibrate-microbench-apply-missing", ["calibrate", "--microbench", "--apply", "{tmp}/none.toml"],
          says="none.toml"),
+    Case("calibrate-microbench-results-field-wrong-type", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json"],
+         {"r.json": _gap_json(lambda d: d["records"][2].__setitem__("period_us", "abc"))}, says="wrong type"),
+    Case("calibrate-microbench-results-field-missing", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json"],
+         {"r.json": _gap_json(lambda d: d["records"][2].pop("period_us"))}, says="period_us"),
+    Case("calibrate-microbench-results-records-null", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json"],
+         {"r.json": _gap_json(lambda d: d.__setitem__("records", None))}, says="'records' is not a list"),
+    Case("calibrate-microbench-results-records-strings", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json"],
+         {"r.json": _gap_json(lambda d: d.__setitem__("records", ["x", 1]))}, says="record 1"),
+    Case("calibrate-microbench-results-provenance-null", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json"],
+         {"r.json": _gap_json(lambda d: d.__setitem__("provenance", None))}, says="provenance"),
+    Case("calibrate-microbench-results-nan", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json"],
+         {"r.json": _gap_json(lambda d: d["records"][2].__setitem__("period_us", float("nan")))},
+         says="not a finite number"),
+    Case("calibrate-microbench-apply-not-toml", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json", "--apply",
+                                                 "{tmp}/h.toml"], {"r.json": _gap_json(lambda d: None),
+                                                                   "h.toml": b"garbage [[["}, says="not valid TOML"),
+    Case("calibrate-microbench-apply-empty", ["calibrate", "--microbench", "--from-json", "{tmp}/r.json", "--apply", ""],
+         {"r.json": _gap_json(lambda d: None)}, says="empty path"),
+    Case("calibrate-microbench-from-json-empty", ["calibrate", "--microbench", "--from-json", ""], says="empty path"),
     Case("calibrate-microbench-burn-inf", ["calibrate", "--microbench", "--burn-seconds", "inf", "--out", "{tmp}/o"],
          says="--burn-seconds inf"),
     Case("calibrate-microbench-gap-nan", ["calibrate", "--microbench", "--gap-seconds", "nan", "--out", "{tmp}/o"],

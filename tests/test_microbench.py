@@ -370,3 +370,29 @@ def test_launch_parameters_reproduce_from_the_committed_runs():
                     if u.key.startswith("gpu.")})
     assert got == {"gpu.launch_overhead_s": hw.gpu.launch_overhead_s, "gpu.launch_gap_s": hw.gpu.launch_gap_s}
     assert 1e-6 < hw.gpu.launch_gap_s < hw.gpu.launch_overhead_s
+
+
+def test_a_failed_write_leaves_the_hardware_file_whole(tmp_path, monkeypatch):
+    """--apply writes a temporary file beside the hardware file and renames it over: a write that fails (disk full,
+    a file-size limit) is one error naming the file, and the file keeps every byte; through a symbolic link the
+    link stays a link."""
+    p = tmp_path / "h100.toml"
+    p.write_text(H100.read_text())
+    before = p.read_bytes()
+    real = Path.write_text
+
+    def full_disk(self, *a, **k):
+        if self.name.endswith(".tmp"):
+            real(self, "partial")
+            raise OSError(28, "No space left on device")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    with pytest.raises(MicrobenchError, match="No space left on device.*unchanged"):
+        apply_to_file(p, {"gpu.launch_gap_s": (2e-6, "test")})
+    assert p.read_bytes() == before and sorted(x.name for x in tmp_path.iterdir()) == ["h100.toml"]
+    monkeypatch.setattr(Path, "write_text", real)
+    link = tmp_path / "link.toml"
+    link.symlink_to(p)
+    apply_to_file(link, {"gpu.launch_gap_s": (2e-6, "test")})
+    assert link.is_symlink() and parse_hardware(p.read_text(), str(p)).gpu.launch_gap_s == 2e-6

@@ -100,7 +100,7 @@ def run(args) -> int:
     if args.measurements is not None and not args.validate_top:
         raise SearchError("--measurements is where --validate-top appends its runs: give --validate-top K too")
     if args.baseline and not args.validate_top:
-        raise SearchError("--baseline is timed beside the top K of --validate-top: give --validate-top K too")
+        raise SearchError("--baseline is timed beside the top K of --validate-top: give --validate-top K (K >= 1) too")
     baselines = [_baseline(name, problem, hw) for name in args.baseline]
     if getattr(args, "kernel", "ours") == "cublaslt":
         raise SearchError("cuBLASLt's algorithms are ranked by `perfmodel rank-cublaslt MxNxK` (its configurations "
@@ -383,6 +383,6 @@ def _print_validation(v: dict) -> None:
               f"(predicted rank {v['best']['pred_rank']}); Spearman {v['spearman']}")
     for b in v.get("baselines", ()):
         meas = f"{b['measured_tflops']:.1f} TFLOP/s" if b["measured_tflops"] is not None else b.get("invalidity")
-        print(f"baseline (same run, before the top K): {b['config_name']} {meas}")
+        print(f"baseline (timed in the same run): {b['config_name']} {meas}")
     if v.get("best_over_baseline") is not None:
         print(f"measured best of the top {v['asked']} / best baseline: {v['best_over_baseline']:.3f}")

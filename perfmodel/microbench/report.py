@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .derive import Update, select
+from .derive import Update, rounded, select
 
 # Luo et al. arXiv:2501.12084 Tab. 8-9 (H800 PCIe, FP16->FP32 SS, random data): wgmma latency by N.
 LUO_SS_LATENCY_CYCLES = {256: 128, 128: 64, 64: 32, 32: 24, 16: 20, 8: 18}
@@ -40,6 +40,8 @@ def write_csvs(doc: dict, folder: Path) -> list[Path]:
 
 
 def _wgmma_lines(recs: list[dict]) -> list[str]:
+    if not select(recs, "wgmma_latency"):
+        return []
     lines = [f"{'wgmma':<10}{'N':>5}{'lat':>7}{'chain':>7}{'Luo':>6}{'FLOP/clk/SM':>13}{'W':>3}{'TFLOP/s':>9}"]
     for dtype in ("bf16", "e4m3"):
         for lat in sorted(select(recs, "wgmma_latency", dtype=dtype), key=lambda r: r["n"]):
@@ -79,12 +81,12 @@ def summary_table(doc: dict, updates: list[Update]) -> str:
                        f"power {c.get('median_power_w', 0):.0f} W / {c.get('power_limit_w', 0):.0f} W, "
                        f"{c.get('median_temp_c', 0):.0f} C, {c['samples']} samples")
     out.append("")
-    out.extend(_wgmma_lines(doc.get("records", [])))
-    out.append("")
+    wgmma = _wgmma_lines(doc.get("records", []))
+    out.extend(wgmma + [""] if wgmma else [])
     out.extend(_gap_lines(doc.get("records", [])))
     out.append(f"{'hardware key':<38}{'value':>12}  from")
-    for u in updates:
-        out.append(f"{u.key:<38}{u.value:>12.4g}  {u.bench}")
+    for u in updates:   # as --apply writes them
+        out.append(f"{u.key:<38}{rounded(u.key, u.value):>12.4g}  {u.bench}")
     return "\n".join(out)
 
 

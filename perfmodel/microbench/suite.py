@@ -231,7 +231,24 @@ def load_results(path: str) -> dict:
         raise MicrobenchError(f"{path}: cannot read results: {' '.join(str(exc).split())[:160]}") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise MicrobenchError(f"{path}: not a microbenchmark results file (schema {SCHEMA})")
+    _check_results(doc, path)
     return doc
+
+
+def _check_results(doc: dict, path: str) -> None:
+    """The shape derive.py relies on: a provenance object, records that are objects with a bench name, and no
+    number that is not finite (Python's json reads NaN and Infinity)."""
+    if not isinstance(doc.get("provenance", {}), dict):
+        raise MicrobenchError(f"{path}: 'provenance' is not an object")
+    recs = doc.get("records", [])
+    if not isinstance(recs, list):
+        raise MicrobenchError(f"{path}: 'records' is not a list")
+    for i, r in enumerate(recs, start=1):
+        if not isinstance(r, dict) or not isinstance(r.get("bench"), str):
+            raise MicrobenchError(f"{path}: record {i} is not an object with a 'bench' name")
+        bad = [k for k, v in r.items() if isinstance(v, float) and not math.isfinite(v)]
+        if bad:
+            raise MicrobenchError(f"{path}: record {i} ({r['bench']}): {bad[0]} is not a finite number")
 
 
 def _toml_facts(toml_path: Path) -> tuple[float | None, str]:
@@ -293,6 +310,19 @@ def _check_seconds(args) -> None:
 def _check_paths(args) -> None:
     """What a long run would write or edit, refused before it starts (measurements are not lost)."""
     _check_seconds(args)
+    for flag in ("apply", "from_json", "out"):
+        if getattr(args, flag, None) == "" or (isinstance(getattr(args, flag, None), str)
+                                               and not getattr(args, flag).strip()):
+            raise MicrobenchError(f"--{flag.replace('_', '-')}: empty path")
+    if args.apply:
+        try:
+            tomllib.loads(Path(args.apply).read_text())
+        except (OSError, UnicodeDecodeError):
+            pass   # a missing file is refused below with its own message
+        except tomllib.TOMLDecodeError as exc:
+            raise MicrobenchError(f"--apply {args.apply}: not valid TOML ({exc})") from None
+        if Path(args.apply).is_file() and not os.access(args.apply, os.W_OK):
+            raise MicrobenchError(f"--apply {args.apply}: cannot write the file")
     if args.apply and not Path(args.apply).is_file():
         raise MicrobenchError(f"--apply {args.apply}: no such hardware file")
     if args.from_json and args.build_only:
@@ -325,7 +355,11 @@ def run(args, command: str) -> int:
     if doc.get("quick") and args.apply:
         raise MicrobenchError("refusing to apply a --quick run to a hardware file; rerun without --quick")
     datasheet_hbm, target = _toml_facts(toml_path)
-    updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(toml_path))
+    try:
+        updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(toml_path))
+    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:   # a record missing a field
+        raise MicrobenchError(f"{path}: a record lacks a field or holds a wrong type ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:120]})") from None
     print(summary_table(doc, updates))
     print(f"\nresults: {path}")
     if args.apply:

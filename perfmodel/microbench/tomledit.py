@@ -6,6 +6,8 @@ the result must still load through `perfmodel.hardware.parse_hardware`.
 """
 from __future__ import annotations
 
+import os
+
 import json
 import re
 from pathlib import Path
@@ -71,7 +73,16 @@ def apply_to_file(path: str | Path, updates: dict[str, tuple[float | int, str]])
         raise MicrobenchError(f"{path}: no such hardware file")
     new = apply_updates(p.read_text(), updates)
     parse_hardware(new, str(p))  # raises HardwareSpecError (a PerfmodelError) naming file and key
-    p.write_text(new)
+    # a temporary file beside it, renamed over it: a write that fails (disk full, quota) leaves the file as it was
+    target = p.resolve()   # through a symbolic link: the link stays, its file is replaced
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(new)
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise MicrobenchError(f"{path}: cannot write the hardware file ({exc.strerror or exc}); it is unchanged") \
+            from None
     return new
 
 
