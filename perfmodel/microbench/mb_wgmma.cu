@@ -12,12 +12,16 @@
 //  - gap (--gap SECONDS): the burn kernel made 5 us .. 5 ms long, launched back to back with a CUDA event pair
 //    around every launch (as our GEMM harness times kernels) for SECONDS per length after a warm-up of SECONDS/3:
 //    the start-to-start period, the event time, block 0's in-kernel time and clock (clock64 / %globaltimer of the
-//    last launches), so the SM idle time between launches and the clock a short kernel runs at under the power cap.
-// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle | mb_wgmma --gap SECONDS
+//    last launches), so the SM idle time between launches and the clock a short kernel runs at under the power cap;
+//  - transient (--transient): after 0.3 / 1 / 3 s of idle GPU, ~1 ms burn launches back to back (event pair around
+//    each) for 0.6 s at two loads (2 and 1 warpgroups per SM): each launch's start (ms after the first) and its block
+//    0 in-kernel clock, i.e. how fast the power limiter pulls the clock down from boost in a short timing loop.
+// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle | mb_wgmma --gap SECONDS | mb_wgmma --transient
 #include "mb_common.cuh"
 #include "mb_wgmma_ops.cuh"
 
 #include <chrono>
+#include <thread>
 
 constexpr int kABytes = 64 * 128;    // A: 64 rows x 128 B (64 bf16 / 128 e4m3 of K)
 constexpr int kBBytes = 256 * 128;   // B: up to 256 rows x 128 B
@@ -312,8 +316,48 @@ static void gap(Bufs& b, double seconds) {
   for (auto& e : ev) CK(cudaEventDestroy(e));
 }
 
+// The clock of each launch of a short timing loop started after the GPU idled: the power limiter's response.
+template <int W>
+static void transient_one(Bufs& b, double idle_s, ClockProbe* probes, int max_launches) {
+  auto k = wgmma_throughput_kernel<256, 0, W>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const int iters = W == 2 ? 900 : 1800;   // ~1 ms per launch near 1.8 GHz (one warpgroup: half the rate per SM)
+  std::vector<cudaEvent_t> ev(2 * max_launches);
+  for (auto& e : ev) CK(cudaEventCreate(&e));
+  CK(cudaDeviceSynchronize());
+  std::this_thread::sleep_for(std::chrono::duration<double>(idle_s));
+  for (int r = 0; r < max_launches; ++r) {
+    CK(cudaEventRecord(ev[2 * r]));
+    k<<<b.sms, 128 * W, kSmem>>>(iters, b.sink, b.cycles, probes + r);
+    CK(cudaEventRecord(ev[2 * r + 1]));
+  }
+  CK(cudaDeviceSynchronize());
+  CK(cudaGetLastError());
+  std::vector<ClockProbe> h(max_launches);
+  CK(cudaMemcpy(h.data(), probes, max_launches * sizeof(ClockProbe), cudaMemcpyDeviceToHost));
+  for (int r = 0; r < max_launches; ++r) {
+    float t0 = 0, dt = 0;
+    CK(cudaEventElapsedTime(&t0, ev[0], ev[2 * r]));
+    CK(cudaEventElapsedTime(&dt, ev[2 * r], ev[2 * r + 1]));
+    Rec("transient").num("idle_s", idle_s).num("warpgroups", W).num("launch", r).num("start_ms", t0)
+        .num("event_ms", dt).num("kernel_clock_hz", probe_hz(h[r])).emit();
+  }
+  for (auto& e : ev) CK(cudaEventDestroy(e));
+}
+
+static void transient(Bufs& b) {
+  const int n = 600;   // ~0.6 s of ~1 ms launches
+  ClockProbe* probes;
+  CK(cudaMalloc(&probes, n * sizeof(ClockProbe)));
+  for (double idle : {3.0, 1.0, 0.3}) {
+    transient_one<2>(b, idle, probes, n);
+    transient_one<1>(b, idle, probes, n);
+  }
+  CK(cudaFree(probes));
+}
+
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, trans = false;
   double burn_s = 0, gap_s = 0;
   bool swizzle = false;
   for (int i = 1; i < argc; ++i) {
@@ -321,8 +365,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--swizzle")) swizzle = true;
     else if (!strcmp(argv[i], "--burn") && i + 1 < argc) burn_s = atof(argv[++i]);
     else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap_s = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--transient")) trans = true;
     else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --swizzle | "
-             "mb_wgmma --gap SECONDS)", argv[i]);
+             "mb_wgmma --gap SECONDS | mb_wgmma --transient)", argv[i]);
   }
   emit_device_record();
   Bufs b;
@@ -331,7 +376,9 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&b.out, 8 * sizeof(double)));
   CK(cudaMalloc(&b.cycles, b.sms * sizeof(unsigned long long)));
   CK(cudaMalloc(&b.probe, sizeof(ClockProbe)));
-  if (gap_s > 0) {
+  if (trans) {
+    transient(b);
+  } else if (gap_s > 0) {
     gap(b, gap_s);
   } else if (burn_s > 0) {
     burn(b, burn_s);
