@@ -23,7 +23,7 @@ def _space():
 
 @pytest.mark.parametrize("shape,dtype", [("8192x8192x8192", "bf16"), ("256x28672x8192", "fp8"),
                                          ("1000x1992x1016", "bf16"), ("256x256x256", "bf16"),
-                                         ("64x8192x28672", "bf16")])
+                                         ("64x8192x28672", "bf16"), ("2048x2048x2048", "fp8")])
 @pytest.mark.parametrize("regime", [BOOST, SUSTAINED])
 def test_group_bounds_hold_for_their_members(shape, dtype, regime):
     problem, space = make_problem(shape, dtype), _space()

@@ -138,14 +138,17 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     base, a_tc, a_l2 = 1.0 - c.tensor_power_fraction, c.tensor_power_fraction, c.l2_power_fraction
     a_hbm = c.hbm_power_w / hw.gpu.tdp_w
 
+    idle_s = launch_s + (hw.gpu.launch_gap_s or 0.0)   # the SMs idle between launches: power averages over it
+
     def t_pow(f: float) -> float:
-        # (f/fs)^g (base + a_tc w M/(t f sms) + a_l2 moved/(t l2_bps)) + a_hbm hbm/(t bw_ds) <= 1, solved for t
+        # (f/fs)^g (base + (a_tc w M/(f sms) + a_l2 moved/l2_bps)/T) + a_hbm hbm/(bw_ds T) <= 1 over the launch
+        # period T = t + idle (sim/power.py busy_fraction), solved for the kernel's own time t
         s = (f / c.sustained_tensor_hz) ** c.power_exponent
         room = 1.0 - s * base
         if room <= 0:
             return math.inf
         work = s * (a_tc * w * math_c / (f * sms) + a_l2 * moved / l2_bps(f)) + a_hbm * hbm_bytes / hw.hbm.bandwidth_bytes_per_s
-        return work / room
+        return max(work / room - idle_s, 0.0)
 
     from ..sim.power import MIN_CLOCK_FRACTION
     lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, f_top
