@@ -79,6 +79,9 @@ class ClockSection:
     f8_tensor_power_ratio: float = _f(0.5, 3)      # tensor power per busy cycle, 8-bit kinds / f16
     l2_power_fraction: float = _f(0, 2)            # power of a saturated L2->SM path, share of the cap
     hbm_power_w: float = _f(0, 3000)               # W that HBM reads add at the datasheet rate (own rail)
+    # the power the limiter allows over the first tens of ms of load, relative to its sustained cap (the `short`
+    # clock regime, sim/clock.py); absent: not measured, `short` predicts at the boost clock
+    short_power_ratio: float = _f(1, 3, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

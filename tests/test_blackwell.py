@@ -132,7 +132,7 @@ def test_b200_power_parameters_carry_sources():
         assert "data/published" not in clock["sustained_tensor_hz"]["source"].replace("Not derived from data/published", "")
 
 
-@pytest.mark.parametrize("clock,says", [("fast", "expected boost, sustained"), ("0", "above 0"),
+@pytest.mark.parametrize("clock,says", [("fast", "expected boost, short, sustained"), ("0", "above 0"),
                                         ("1.5e9", "MHz, not Hz"), ("measured", "applies to report")])
 def test_b200_bad_clock_is_one_line_through_the_cli(capsys, clock, says):
     rc = main(["predict", "--gpu", "b200", "--problem", "4096x4096x4096", "--dtype", "bf16", "--tile", "128x256x64",

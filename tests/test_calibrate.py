@@ -185,10 +185,10 @@ def test_apply_keeps_values_the_data_do_not_constrain(tmp_path, capsys, monkeypa
 
 def test_apply_writes_a_value_the_data_do_constrain(tmp_path, capsys, monkeypatch):
     """The other side of the guard: a parameter the rows depend on, started far off, is fitted and written (the
-    8192^3 smoke rows bring a 1 B/clk epilogue back to the committed 8.6)."""
+    8192^3 rows of h100_sm90_repeat, 100 ms loops, bring a 1 B/clk epilogue back to the committed 8.6)."""
     from perfmodel import cli
     root = Path(__file__).resolve().parent.parent
-    lines = (root / "data/measurements/h100_smoke.jsonl").read_text().splitlines()
+    lines = (root / "data/measurements/h100_sm90_repeat.jsonl").read_text().splitlines()
     ds = tmp_path / "small.jsonl"
     ds.write_text("\n".join([lines[0], *[ln for ln in lines[1:] if '"m": 8192, "n": 8192, "k": 8192' in ln]]) + "\n")
     toml = tmp_path / "h100-sxm.toml"

@@ -9,18 +9,19 @@ from perfmodel import derive, load_hardware, make_problem
 from perfmodel.calibration.report import add_predictions
 from perfmodel.cli import main
 from perfmodel.prediction.predict import predict, predict_many
-from perfmodel.sim.clock import (BOOST, SUSTAINED, ClockError, ClockRegime, Regime, parse_clock, regime_for_loop,
-                                 resolve)
+from perfmodel.sim.clock import (BOOST, SHORT, SUSTAINED, ClockError, ClockRegime, Regime, parse_clock,
+                                 regime_for_loop, resolve)
 from perfmodel.sim.power import Activity, board_power, power_limited_clock_hz
 
 H100, H200 = load_hardware("h100-sxm"), load_hardware("h200")
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 P = make_problem("8192x8192x8192", "bf16")
 CFG = derive(P, H100, (128, 256, 64)).config
 GOOD = ["--gpu", "h100-sxm", "--problem", "4096x4096x4096", "--dtype", "bf16"]
 BAD = ["-5", "0", "inf", "-inf", "nan", "junk", "", "1.5e9", "12MHz", "boost2"]
 
 
-@pytest.mark.parametrize("text,expect", [("boost", BOOST), ("SUSTAINED", SUSTAINED), (None, SUSTAINED),
+@pytest.mark.parametrize("text,expect", [("boost", BOOST), ("short", SHORT), ("SUSTAINED", SUSTAINED), (None, SUSTAINED),
                                          ("1500", ClockRegime(Regime.FIXED, 1.5e9)), (1500, ClockRegime(Regime.FIXED, 1.5e9)),
                                          ("1410.5MHz", ClockRegime(Regime.FIXED, 1.4105e9))])
 def test_parse_clock(text, expect):
@@ -41,7 +42,35 @@ def test_measured_and_auto_only_for_report():
 
 
 def test_loop_length_decides_the_regime():
-    assert regime_for_loop(0.03) is BOOST and regime_for_loop(0.1) is SUSTAINED and regime_for_loop(None) is SUSTAINED
+    assert regime_for_loop(0.03) is SHORT and regime_for_loop(0.1) is SUSTAINED and regime_for_loop(None) is SUSTAINED
+
+
+def test_short_loops_run_heavy_kernels_below_boost_and_light_ones_at_boost():
+    """The power limiter's short-term allowance (clock.short_power_ratio, mb_wgmma --transient): the heaviest GEMM
+    runs between the sustained clock and boost in a short loop, a light one (a ragged 16 us GEMM) at boost; a GPU
+    without the ratio measured predicts short loops at boost."""
+    heavy = derive(P, H100, (128, 256, 64), cluster=(2, 1)).config
+    b, s, u = (predict(P, heavy, H100, clock=c) for c in ("boost", "short", "sustained"))
+    assert u.clock_hz < s.clock_hz < b.clock_hz == H100.clock.boost_hz and s.clock_regime == "short"
+    assert u.tflops < s.tflops < b.tflops
+    small = make_problem("1000x1992x1016", "bf16")
+    light = derive(small, H100, (128, 128, 64)).config
+    assert predict(small, light, H100, clock="short").clock_hz == H100.clock.boost_hz
+    import dataclasses
+    no_ratio = dataclasses.replace(H100, clock=dataclasses.replace(H100.clock, short_power_ratio=None))
+    assert predict(P, heavy, no_ratio, clock="short").clock_hz == H100.clock.boost_hz
+
+
+def test_the_short_ratio_reproduces_the_transient_burn_clock():
+    """mb_wgmma --transient (H100, 2026-11-25): the full-rate bf16 burn's first 30 ms of ~1 ms launches ran at
+    1.775 GHz after idle; the power model at the short ratio gives that clock for the burn within 1%."""
+    doc = json.loads((ROOT / "data/microbench/h100-80gb-hbm3-2026-11-25-transient.json").read_text())
+    f_meas = doc["derived"]["fast_clock_hz"]
+    ev_s = 1.11e-3
+    act = Activity(1.0, 0.0, at_hz=f_meas, cycles=(ev_s - H100.gpu.launch_overhead_s) * f_meas)
+    f = power_limited_clock_hz(act, P, H100, H100.clock.short_power_ratio)
+    assert f == pytest.approx(f_meas, rel=0.01)
+    assert power_limited_clock_hz(act, P, H100) < 0.93 * f_meas      # the sustained limit: well below
 
 
 def test_predict_states_its_regime_and_clock():
@@ -105,8 +134,8 @@ def test_report_measured_clock_per_row_and_fallback():
                            "dtype": "bf16", "meas_tflops": 600.0, "meas_sm_clock_hz": hz, "meas_loop_s": loop}
                           for hz, loop in ((1.4e9, 0.1), (float("nan"), 0.03), (None, 0.2))])
     df = add_predictions(frame, H100, clock="measured")
-    assert list(df["clock_basis"]) == ["measured", "boost (no measured clock)", "sustained (no measured clock)"]
-    assert df["pred_clock_hz"][0] == 1.4e9 and df["pred_clock_hz"][1] == H100.clock.boost_hz
+    assert list(df["clock_basis"]) == ["measured", "short (no measured clock)", "sustained (no measured clock)"]
+    assert df["pred_clock_hz"][0] == 1.4e9 and df["pred_clock_hz"][1] < H100.clock.boost_hz
     auto = add_predictions(frame, H100)
-    assert list(auto["clock_basis"]) == ["sustained", "boost", "sustained"]
+    assert list(auto["clock_basis"]) == ["sustained", "short", "sustained"]
     assert not auto["pred_tflops"].isna().any()

@@ -8,7 +8,7 @@ from perfmodel import load_hardware, make_problem
 from perfmodel.search.region import MARGIN, best_region, exhaustive, group_bound, groups
 from perfmodel.search.space import load_space
 from perfmodel.search.tuner import tune
-from perfmodel.sim.clock import BOOST, SUSTAINED
+from perfmodel.sim.clock import BOOST, SHORT, SUSTAINED
 from perfmodel.prediction.predict import predict
 
 H100 = load_hardware("h100-sxm")
@@ -24,7 +24,7 @@ def _space():
 @pytest.mark.parametrize("shape,dtype", [("8192x8192x8192", "bf16"), ("256x28672x8192", "fp8"),
                                          ("1000x1992x1016", "bf16"), ("256x256x256", "bf16"),
                                          ("64x8192x28672", "bf16"), ("2048x2048x2048", "fp8")])
-@pytest.mark.parametrize("regime", [BOOST, SUSTAINED])
+@pytest.mark.parametrize("regime", [BOOST, SHORT, SUSTAINED])
 def test_group_bounds_hold_for_their_members(shape, dtype, regime):
     problem, space = make_problem(shape, dtype), _space()
     items = list(space.enumerate(problem, H100, legal_only=True))[::7]

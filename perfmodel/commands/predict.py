@@ -17,10 +17,11 @@ HELP = "predict throughput, bottleneck and timeline of a configuration (SimPy mo
 def add_arguments(p):
     add_problem_arguments(p)
     add_knob_arguments(p)
-    p.add_argument("--clock", default="sustained", metavar="boost|sustained|MHZ",
+    p.add_argument("--clock", default="sustained", metavar="boost|short|sustained|MHZ",
                    help="the SM clock the prediction is for: sustained (default; the power-limited clock: what "
-                        "loops of 100 ms or more and training jobs see), boost (the boost clock: loops of a few tens "
-                        "of ms before the power limiter acts), or a locked clock in MHz")
+                        "loops of 100 ms or more and training jobs see), short (a loop within the first ~40 ms of "
+                        "load after idle, where the limiter allows ~1.2x its cap: heavy kernels below boost, light "
+                        "ones at boost), boost (the boost clock itself), or a locked clock in MHz")
     p.add_argument("--timeline", metavar="FILE.png", help="write a Gantt chart of one SM over the first tiles")
     p.add_argument("--trace", metavar="FILE.json", help="write the same events as a Chrome/Perfetto trace")
 

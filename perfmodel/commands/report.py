@@ -16,10 +16,10 @@ def add_arguments(p):
     p.add_argument("datasets", nargs="*", help="measurement JSONL files (default: data/measurements/*dataset*.jsonl "
                                                "of --gpu's spec)")
     p.add_argument("--gpu", help="hardware spec to predict with (default: the dataset header's)")
-    p.add_argument("--clock", default="auto", metavar="auto|measured|boost|sustained|MHZ",
-                   help="the clock each row is predicted at: auto (default: the regime of the row's timed loop: boost "
+    p.add_argument("--clock", default="auto", metavar="auto|measured|boost|short|sustained|MHZ",
+                   help="the clock each row is predicted at: auto (default: the regime of the row's timed loop: short "
                         "below 50 ms, else sustained), measured (each row's NVML mean SM clock; a row without one "
-                        "falls back to auto), boost, sustained, or a clock in MHz")
+                        "falls back to auto), boost, short, sustained, or a clock in MHz")
     p.add_argument("--csv", help="write the joined per-point table here")
     p.add_argument("--plot", metavar="FILE.png", help="write a predicted-vs-measured scatter plot here")
     p.add_argument("--published", metavar="FILE.csv",
@@ -37,7 +37,7 @@ def run(args) -> int:
                              "and --gpu (they apply to measurement datasets)")
     if args.published and clock.regime is Regime.MEASURED:
         raise PerfmodelError("--clock measured applies to measurement datasets; published rows carry their own "
-                             "regime (auto), or give boost, sustained or MHz")
+                             "regime (auto), or give boost, short, sustained or MHz")
     distinct_paths({"--csv": args.csv, "--plot": args.plot},
                    {**{f"input dataset {i + 1}": d for i, d in enumerate(args.datasets)},
                     **({"the --published file": args.published} if args.published else {}),

@@ -64,8 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="progress bar (default: when stderr is a terminal)")
     p.add_argument("--grace-period", type=int, default=60, metavar="S",
                    help="seconds without a heartbeat after which a dead worker's RUNNING trial is failed")
-    p.add_argument("--clock", default="sustained", metavar="boost|sustained|MHZ",
-                   help="the SM clock the predictions are for (as in predict): sustained (default), boost, or MHz; "
+    p.add_argument("--clock", default="sustained", metavar="boost|short|sustained|MHZ",
+                   help="the SM clock the predictions are for (as in predict): sustained (default), short, boost, or "
+                        "MHz; "
                         "a study holds one clock regime (non-default ones add it to the study name)")
     p.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
                    help="reuse and record the model-optimum search's predictions (default on: a killed or repeated "

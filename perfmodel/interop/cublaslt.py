@@ -76,7 +76,7 @@ def alignment_reason(problem: GemmProblem, min_align_bytes: Iterable[int] | None
 
 
 def predict_algo(problem: GemmProblem, algo: CublasLtAlgo, hw: HardwareSpec, *, clock="boost") -> AlgoPrediction:
-    """One configuration's predicted time at ``clock`` (as ``predict``: boost, sustained or MHz)."""
+    """One configuration's predicted time at ``clock`` (as ``predict``: boost, short, sustained or MHz)."""
     from ..prediction.predict import predict
     try:
         mp = FAMILY.map(problem, hw, algo)

@@ -105,7 +105,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     from ..sim.clock import ClockError, Regime, resolve
     regime = resolve(clock, clock_hz)
     if regime.regime in (Regime.MEASURED, Regime.AUTO):
-        raise ClockError(f"clock '{regime.regime.value}' is per measured row (report); give boost, sustained or MHz")
+        raise ClockError(f"clock '{regime.regime.value}' is per measured row (report); give boost, short, sustained "
+                         "or MHz")
     check_clock(regime, hw)
     fam = get_family(family)
     violations = check(problem, cfg, hw, kernel_rules=fam.restrict_predictions, facts=fam.facts)
@@ -113,16 +114,17 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
         raise IllegalConfigError(violations)
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
     from ..sim.params import at_clock, build_inputs
-    clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.clock.boost_hz}.get(regime.regime,
-                                                                            hw.clock.sustained_tensor_hz)
+    cap = power_cap(regime, hw)         # None: no power limit applies (a fixed or the boost clock)
+    clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.clock.boost_hz}.get(
+        regime.regime, hw.clock.boost_hz if cap is None else hw.clock.sustained_tensor_hz)
     inputs = build_inputs(problem, cfg, hw, float(clock), fam)
-    if regime.regime is Regime.SUSTAINED:
+    if cap is not None:
         # first simulate at the clock the steady-state activity would settle at (a guess: no tails, no stalls)
-        clock = _guess_clock(problem, hw, inputs, clock)
+        clock = _guess_clock(problem, hw, inputs, clock, cap)
         inputs = at_clock(inputs, hw, clock)
     res = run_inputs(inputs, record_timeline=record_timeline, full=full)
-    if regime.regime is Regime.SUSTAINED and not res.deadlock:
-        clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full)
+    if cap is not None and not res.deadlock:
+        clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap)
     base = analytic_estimate(problem, cfg, hw, clock)
     if res.deadlock:
         cycles, time_s = 0, math.inf
@@ -146,12 +148,24 @@ CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, c
 CLOCK_RERUN_TOLERANCE = 0.01
 
 
-def _guess_clock(problem, hw, inputs, clock: float) -> float:
+def power_cap(regime, hw: HardwareSpec) -> float | None:
+    """The power limit a regime's clock is solved against, relative to the sustained cap: 1 for ``sustained``,
+    ``clock.short_power_ratio`` for ``short`` (None where the GPU has no measured ratio: ``short`` is then the boost
+    clock), None for ``boost`` and fixed clocks."""
+    from ..sim.clock import Regime
+    if regime.regime is Regime.SUSTAINED:
+        return 1.0
+    if regime.regime is Regime.SHORT:
+        return hw.clock.short_power_ratio
+    return None
+
+
+def _guess_clock(problem, hw, inputs, clock: float, cap: float = 1.0) -> float:
     from ..sim.power import power_limited_clock_hz, steady_activity
-    return power_limited_clock_hz(steady_activity(inputs.params, inputs.schedule, clock, hw), problem, hw)
+    return power_limited_clock_hz(steady_activity(inputs.params, inputs.schedule, clock, hw), problem, hw, cap)
 
 
-def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
+def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: float = 1.0):
     """The clock this kernel's activity settles at under the board power cap (sim/power.py). Cycles
     only depend on the clock through HBM (and, with l2.sm_clock_scaling < 1, L2) bytes per cycle: the
     window is simulated again at the new clock when those carry a share of the time (one fixed-point
@@ -161,7 +175,7 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full):
     from ..sim.power import Activity, power_limited_clock_hz
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0),
                    res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock, cycles=res.cycles)
-    f = power_limited_clock_hz(act, problem, hw)
+    f = power_limited_clock_hz(act, problem, hw, cap)
     if abs(f / clock - 1.0) < CLOCK_RERUN_TOLERANCE:
         res.details["power_limited_clock_hz"] = f
         return f, res

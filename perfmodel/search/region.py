@@ -93,10 +93,10 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     Time >= t_min(f) = max(per-SM cycles / f, chip L2 bytes / L2 bytes/s at f, compulsory HBM bytes / HBM bytes/s):
     per-SM cycles (MMA issue, shared-memory fill, barrier round trip of the busiest SM's tiles) do not depend on f,
     the L2 and HBM times in seconds only grow as f drops. At a fixed clock (boost, MHz) that is the bound. In the
-    sustained regime the clock f is the one at which the board power meets the cap (sim/power.py), and power falls
-    as time grows (the same work over more time): the time is also >= t_pow(f), the least time the work can take
-    at f under the cap, which grows with f. So time >= min over f of max(t_min(f), t_pow(f)) (bisection on f)."""
-    from ..sim.clock import Regime
+    sustained regime the clock f is the one at which the board power meets the cap (sim/power.py; in the short
+    regime the cap x clock.short_power_ratio), and power falls as time grows (the same work over more time): the
+    time is also >= t_pow(f), the least time the work can take at f under the cap, which grows with f. So time >=
+    min over f of max(t_min(f), t_pow(f)) (bisection on f)."""
     from ..sim.params import build_inputs, l2_bytes_per_sm_clock
     from ..sim.power import tensor_power_weight
     f_top = _clock_hz(regime, hw)
@@ -128,7 +128,9 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     def t_min(f: float) -> float:
         return max(per_sm / f, l2_bytes / l2_bps(f), hbm_bytes / hbm_bps, tag_s, 1e-12) + fill_cycles / f + fill_s
 
-    if regime.regime is not Regime.SUSTAINED:
+    from ..prediction.predict import power_cap
+    cap = power_cap(regime, hw)      # the power limit of the regime (None: boost or a fixed clock, no limit)
+    if cap is None:
         return problem.flops / (t_min(f_top) + launch_s) / 1e12
     c = hw.clock
     sms = max(sched.sm_count, sched.active_sms, 1)
@@ -144,7 +146,7 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
         # (f/fs)^g (base + (a_tc w M/(f sms) + a_l2 moved/l2_bps)/T) + a_hbm hbm/(bw_ds T) <= 1 over the launch
         # period T = t + idle (sim/power.py busy_fraction), solved for the kernel's own time t
         s = (f / c.sustained_tensor_hz) ** c.power_exponent
-        room = 1.0 - s * base
+        room = cap - s * base
         if room <= 0:
             return math.inf
         work = s * (a_tc * w * math_c / (f * sms) + a_l2 * moved / l2_bps(f)) + a_hbm * hbm_bytes / hw.hbm.bandwidth_bytes_per_s

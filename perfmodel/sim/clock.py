@@ -5,9 +5,14 @@ every prediction names its regime (``Prediction.clock_regime``) and is compared 
 taken in that regime:
 
 - ``boost``: every kernel at ``clock.boost_hz`` (H100/H200: 1980 MHz, nvidia-smi clocks.max.sm; the
-  in-kernel clock of our microbenchmarks reads 1.977-1.995 GHz). What a timing loop sees before the
-  board's power limiter acts: our 30 ms smoke loops ran at 1928-1980 MHz for every kernel, the heaviest
-  8192^3 ones included (10-15% faster than the same configurations in 100 ms loops).
+  in-kernel clock of our microbenchmarks reads 1.977-1.995 GHz below the power limits): an upper bound, and
+  what a light kernel runs at in any loop.
+- ``short``: a timing loop within the first tens of ms of load after the GPU idled (our smoke loops: 10 ms of
+  warm-up, 30 ms timed): the power limiter allows ``clock.short_power_ratio`` x its sustained cap there
+  (mb_wgmma --transient on the H100: a full-rate bf16 burn runs at 1.775 GHz, not 1.98, from its first launch,
+  and falls 37-90 ms after it to the sustained clock), so a light kernel runs at boost and a heavy one at the
+  clock where its power meets that limit (sim/power.py with the cap scaled). NVML's clock reads 1980 MHz in
+  such loops even for the burn. A GPU without the ratio measured predicts ``short`` at boost.
 - ``sustained``: the power-limited clock of ``sim/power.py`` (the default): the boost clock for a kernel
   whose power at boost stays under the cap, else the clock at which its power meets the cap. Fitted on
   runs that reached the cap's steady state (1.5 s loops, 300 ms headline loops). Loops of 100 ms, the
@@ -17,7 +22,8 @@ taken in that regime:
 - a fixed clock in MHz: a locked clock (``nvidia-smi -lgc``), or a measured one (``report --clock measured``).
 
 A measured row's regime follows from its timed loop (``regime_for_loop``): loops shorter than
-``SHORT_LOOP_S`` ran at boost, longer ones at the sustained clock (``report --clock auto``, the default).
+``SHORT_LOOP_S`` ran in the ``short`` regime, longer ones at the sustained clock (``report --clock auto``, the
+default).
 """
 from __future__ import annotations
 
@@ -31,11 +37,12 @@ MIN_MHZ, MAX_MHZ = 100.0, 5000.0    # the range of clocks a hardware file may ho
 
 
 class ClockError(PerfmodelError):
-    """A clock that is not boost, sustained or a clock in MHz within range."""
+    """A clock that is not boost, short, sustained or a clock in MHz within range."""
 
 
 class Regime(enum.Enum):
     BOOST = "boost"
+    SHORT = "short"           # the power limiter's short-term allowance (the first tens of ms of load)
     SUSTAINED = "sustained"
     FIXED = "fixed"
     MEASURED = "measured"     # report only: each measured row's own clock (a FIXED clock per row)
@@ -67,26 +74,28 @@ class ClockRegime:
 
 
 BOOST = ClockRegime(Regime.BOOST)
+SHORT = ClockRegime(Regime.SHORT)
 SUSTAINED = ClockRegime(Regime.SUSTAINED)
 MEASURED = ClockRegime(Regime.MEASURED)
 AUTO = ClockRegime(Regime.AUTO)
 DEFAULT = SUSTAINED
-# Timed loops shorter than this ran at boost: our 30 ms smoke loops (10 ms warm-up) read 1928-1980 MHz for every
-# kernel; the 100 ms loops (50 ms warm-up) of the datasets read 1425-1620 MHz for the heaviest ones, which ran
-# no faster than over 1.5 s (data/measurements/README.md).
+# Timed loops shorter than this ran in the ``short`` regime: our 30 ms smoke loops (10 ms warm-up) end 40 ms into
+# the load, before the limiter's drop (37-90 ms after the first launch, mb_wgmma --transient); the 100 ms loops
+# (50 ms warm-up) of the datasets read 1425-1620 MHz for the heaviest ones, which ran no faster than over 1.5 s
+# (data/measurements/README.md): sustained.
 SHORT_LOOP_S = 0.05
 
 
 def regime_for_loop(loop_s: float | None) -> ClockRegime:
     """The regime a timed loop of ``loop_s`` seconds (time_median_s x reps) ran in; unknown: sustained."""
-    return BOOST if loop_s is not None and 0 < loop_s < SHORT_LOOP_S else SUSTAINED
+    return SHORT if loop_s is not None and 0 < loop_s < SHORT_LOOP_S else SUSTAINED
 
 
 def _check_mhz(value, text: str) -> float:
     try:
         mhz = float(value)
     except (TypeError, ValueError):
-        raise ClockError(f"--clock '{text}': expected boost, sustained or a clock in MHz (e.g. 1500)") from None
+        raise ClockError(f"--clock '{text}': expected boost, short, sustained or a clock in MHz (e.g. 1500)") from None
     if not math.isfinite(mhz) or mhz <= 0:
         raise ClockError(f"--clock '{text}': a clock must be a finite number of MHz above 0")
     if not MIN_MHZ <= mhz <= MAX_MHZ:
@@ -105,19 +114,19 @@ def parse_clock(value: "ClockRegime | str | float | int | None", *, allow_measur
             raise ClockError(f"--clock {value.regime.value} applies to report (each measured row's clock or loop)")
         return value
     if isinstance(value, bool):
-        raise ClockError(f"--clock {value!r}: expected boost, sustained or a clock in MHz")
+        raise ClockError(f"--clock {value!r}: expected boost, short, sustained or a clock in MHz")
     if isinstance(value, (int, float)):
         return ClockRegime(Regime.FIXED, _check_mhz(value, repr(value)) * 1e6)
     text = str(value).strip()
     low = text.lower()
-    for r in (Regime.BOOST, Regime.SUSTAINED):
+    for r in (Regime.BOOST, Regime.SHORT, Regime.SUSTAINED):
         if low == r.value:
             return ClockRegime(r)
     for r in (Regime.MEASURED, Regime.AUTO):
         if low == r.value:
             if not allow_measured:
                 raise ClockError(f"--clock {r.value} applies to report (each measured row's clock or loop); "
-                                 "predict and tune take boost, sustained or a clock in MHz")
+                                 "predict and tune take boost, short, sustained or a clock in MHz")
             return ClockRegime(r)
     num = low[:-3].strip() if low.endswith("mhz") else low
     return ClockRegime(Regime.FIXED, _check_mhz(num, text) * 1e6)
@@ -133,5 +142,5 @@ def resolve(clock: "ClockRegime | str | float | int | None" = None, clock_hz: fl
     return parse_clock(clock)
 
 
-__all__ = ["AUTO", "BOOST", "DEFAULT", "MEASURED", "SHORT_LOOP_S", "SUSTAINED", "ClockError", "ClockRegime", "Regime",
+__all__ = ["AUTO", "BOOST", "DEFAULT", "MEASURED", "SHORT", "SHORT_LOOP_S", "SUSTAINED", "ClockError", "ClockRegime", "Regime",
            "parse_clock", "regime_for_loop", "resolve"]

@@ -97,20 +97,21 @@ def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec)
     return (f / c.sustained_tensor_hz) ** c.power_exponent * core + busy * hbm_share(act, f, hw)
 
 
-def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec) -> float:
-    """The SM clock at which this activity draws exactly the capped power (within [floor, boost])."""
+def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: float = 1.0) -> float:
+    """The SM clock at which this activity draws exactly ``cap`` x the capped power (within [floor, boost]): 1 for
+    the sustained limit, ``clock.short_power_ratio`` for the first tens of ms of load (the ``short`` regime)."""
     c = hw.clock
     lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, c.boost_hz
-    if board_power(act, hi, problem, hw) <= 1.0:
+    if board_power(act, hi, problem, hw) <= cap:
         return hi
-    if board_power(act, lo, problem, hw) >= 1.0:
+    if board_power(act, lo, problem, hw) >= cap:
         return lo
     if hbm_share(act, hi, hw) == 0.0 and busy_fraction(act, hi, hw) == 1.0:   # closed form: no HBM, no idle
-        rel = relative_power(act, tensor_power_weight(problem, hw), hw)
+        rel = relative_power(act, tensor_power_weight(problem, hw), hw) / cap
         return min(max(c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent), lo), hi)
     for _ in range(40):                  # P rises with f: bisection to ~1e-12 of the interval
         mid = 0.5 * (lo + hi)
-        if board_power(act, mid, problem, hw) > 1.0:
+        if board_power(act, mid, problem, hw) > cap:
             hi = mid
         else:
             lo = mid
