@@ -396,3 +396,14 @@ def test_a_failed_write_leaves_the_hardware_file_whole(tmp_path, monkeypatch):
     link.symlink_to(p)
     apply_to_file(link, {"gpu.launch_gap_s": (2e-6, "test")})
     assert link.is_symlink() and parse_hardware(p.read_text(), str(p)).gpu.launch_gap_s == 2e-6
+
+
+def test_the_short_power_ratio_reproduces_from_the_committed_transient_run():
+    """mb_wgmma --transient (H100, 2026-11-25) with the hardware file's power model -> clock.short_power_ratio 1.22;
+    without the power model (a file that lacks it) the key is not derived."""
+    run = Path(__file__).resolve().parents[1] / "data/microbench/h100-80gb-hbm3-2026-11-25-transient.json"
+    doc = suite.load_results(str(run))
+    hw = parse_hardware(H100.read_text(), str(H100))
+    got = {u.key: rounded(u.key, u.value) for u in derive_updates(doc, None, None, suite._power_model(H100))}
+    assert got == {"clock.short_power_ratio": hw.clock.short_power_ratio}
+    assert not derive_updates(doc, None, None, None)

@@ -302,8 +302,31 @@ def _launch(recs: list[dict]) -> list[Update]:
     return out
 
 
+TRANSIENT_FAST_MS = 30.0   # launches starting this soon after the first: before the limiter's drop (37-90 ms)
+
+
+def _short_ratio(recs: list[dict], power: dict | None) -> Update | None:
+    """clock.short_power_ratio from mb_wgmma --transient: the full-rate burn's clock over the first
+    TRANSIENT_FAST_MS of load after idle, as power relative to the sustained cap with the hardware file's power
+    model: (f / f_sustained)^gamma x (1 - a_tc + a_tc x busy), busy = the launch's kernel time over its period."""
+    fast = [r for r in select(recs, "transient") if 0 < r.get("start_ms", -1) <= TRANSIENT_FAST_MS]
+    if not fast or not power:
+        return None
+    f = statistics.median(r["kernel_clock_hz"] for r in fast)
+    event_s = statistics.median(r["event_ms"] for r in fast) * 1e-3        # the kernel + the launch's overhead
+    run_s = event_s - power["launch_overhead_s"]
+    busy = run_s / (event_s + power["launch_gap_s"])                        # over the launch period
+    a = power["tensor_power_fraction"]
+    ratio = (f / power["sustained_tensor_hz"]) ** power["power_exponent"] * ((1 - a) + a * busy)
+    return Update("clock.short_power_ratio", ratio, "mb_wgmma --transient",
+                  f"the full-rate bf16 burn's in-kernel clock over the first {TRANSIENT_FAST_MS:.0f} ms of ~1 ms "
+                  f"launches after idle: {f / 1e6:.0f} MHz (median of {len(fast)} launches); (f / "
+                  f"{power['sustained_tensor_hz'] / 1e9:.2f} GHz)^{power['power_exponent']:g} x (1 - {a:g} + {a:g} x "
+                  f"{busy:.3f}) = {ratio:.2f} of the sustained cap")
+
+
 def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
-                   l2_efficiency_128b: float | None = None) -> list[Update]:
+                   l2_efficiency_128b: float | None = None, power: dict | None = None) -> list[Update]:
     """All hardware values the records support (missing benchmarks are skipped). The pitch parameters
     are in L2 bytes relative to an aligned 128-byte row, so they need the hardware file's
     tma.l2_efficiency_128b."""
@@ -312,7 +335,7 @@ def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
     l2_bytes = dev.get("l2_bytes", 50 * MIB)
     # wgmma latencies are reported (report.py) but not written: tensor_core.mma_min_latency_cycles is the
     # model's floor on the issue interval (Luo's RS 13 cycles), while we measure SS issue -> completion.
-    found: list[Update | None] = [_tma_latency(recs), _tma_bandwidth(recs), _clock(doc)]
+    found: list[Update | None] = [_tma_latency(recs), _tma_bandwidth(recs), _clock(doc), _short_ratio(recs, power)]
     groups: list[Callable[[], list[Update]]] = [
         lambda: _tma_issue(recs), lambda: _sync(recs), lambda: _smem(recs), lambda: _l2(recs, l2_bytes),
         lambda: _hbm(recs, datasheet_hbm_bytes_per_s), lambda: _pitch(recs, l2_efficiency_128b),
@@ -344,13 +367,16 @@ def split_for_target(updates: list[Update], measured_gpu: str, target_gpu: str) 
 
 
 def rounded(key: str, value: float) -> float | int:
-    """Values as written to the TOML: clocks to 1 MHz, seconds to 0.01 us, fractions to 3 digits, others to 0.1."""
+    """Values as written to the TOML: clocks to 1 MHz, seconds to 0.01 us, fractions to 3 digits, ratios to 2, others
+    to 0.1."""
     if key.endswith("_hz"):
         return round(value / 1e6) * 1e6
     if key.endswith("_s"):
         return round(value * 1e8) / 1e8
     if key.endswith("_fraction"):
         return round(value, 3)
+    if key.endswith("_ratio"):
+        return round(value, 2)
     return round(value, 1)
 
 

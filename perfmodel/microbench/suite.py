@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test, not for the TOML)")
     p.add_argument("--burn-seconds", type=float, default=15.0, help="sustained tensor load for the clock (s)")
     p.add_argument("--idle-seconds", type=float, default=3.0, help="nvidia-smi idle sampling before the run (s)")
+    p.add_argument("--transient", action=argparse.BooleanOptionalAction, default=True,
+                   help="mb_wgmma --transient: the clock of a short loop after the GPU idled (clock.short_power_ratio; "
+                        "~15 s; default on)")
     p.add_argument("--gap-seconds", type=float, default=1.5,
                    help="mb_wgmma --gap: seconds per kernel length of back-to-back burn launches (the idle time "
                         "between launches and the clock of short kernels; 0: skip)")
@@ -182,6 +185,8 @@ def measure(args, command: str) -> dict:
         if gap_s > 0 and "mb_wgmma" in _selected(args):   # 9 lengths, each a third of warm-up and the timed loop
             _run_one(doc, logs, str(bins["mb_wgmma"].path), "mb_wgmma", ["--gap", str(gap_s)],
                      PROGRAM_TIMEOUT_S + 9 * 1.4 * gap_s)
+        if getattr(args, "transient", False) and "mb_wgmma" in _selected(args):   # idles 8.6 s of its ~15
+            _run_one(doc, logs, str(bins["mb_wgmma"].path), "mb_wgmma", ["--transient"], PROGRAM_TIMEOUT_S + 30)
         if args.burn_seconds > 0:
             burn = _run_one(doc, logs, str(bins["mb_wgmma"].path), "mb_wgmma",
                             ["--burn", str(args.burn_seconds)], PROGRAM_TIMEOUT_S + args.burn_seconds)
@@ -264,6 +269,20 @@ def _l2_efficiency_128b(toml_path: Path) -> float | None:
     try:
         return float(tomllib.loads(toml_path.read_text())["tma"]["l2_efficiency_128b"]["value"])
     except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError):
+        return None
+
+
+def _power_model(toml_path: Path) -> dict | None:
+    """The power model's values of a hardware file (for clock.short_power_ratio), or None if it lacks them."""
+    try:
+        doc = tomllib.loads(toml_path.read_text())
+        c, g = doc["clock"], doc["gpu"]
+        return {"sustained_tensor_hz": float(c["sustained_tensor_hz"]["value"]),
+                "power_exponent": float(c["power_exponent"]["value"]),
+                "tensor_power_fraction": float(c["tensor_power_fraction"]["value"]),
+                "launch_overhead_s": float(g.get("launch_overhead_s", {}).get("value", 0.0)),
+                "launch_gap_s": float(g.get("launch_gap_s", {}).get("value", 0.0))}
+    except (OSError, KeyError, TypeError, ValueError, AttributeError, tomllib.TOMLDecodeError):
         return None
 
 
@@ -356,7 +375,7 @@ def run(args, command: str) -> int:
         raise MicrobenchError("refusing to apply a --quick run to a hardware file; rerun without --quick")
     datasheet_hbm, target = _toml_facts(toml_path)
     try:
-        updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(toml_path))
+        updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(toml_path), _power_model(toml_path))
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:   # a record missing a field
         raise MicrobenchError(f"{path}: a record lacks a field or holds a wrong type ({type(exc).__name__}: "
                               f"{' '.join(str(exc).split())[:120]})") from None
