@@ -139,3 +139,13 @@ def test_report_measured_clock_per_row_and_fallback():
     auto = add_predictions(frame, H100)
     assert list(auto["clock_basis"]) == ["sustained", "short", "sustained"]
     assert not auto["pred_tflops"].isna().any()
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--problem", "8192x8192x8192", "--tile", "128x256x64", "--cluster", "2x1"], "short: power-limited under the short-term limit"),
+    (["--problem", "1000x1992x1016", "--tile", "128x128x64"], "short: boost, under the short-term power limit"),
+])
+def test_predict_names_the_short_regime(argv, words, capsys):
+    assert main(["predict", "--gpu", "h100-sxm", "--dtype", "bf16", "--clock", "short", *argv]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert words in first and "(fixed)" not in first

@@ -103,7 +103,12 @@ def _print_text(p: Prediction, r, args) -> None:
 def _clock_words(p: Prediction, hw) -> str:
     if p.clock_regime == "boost":
         return "boost"
+    limited = p.clock_hz < hw.clock.boost_hz * (1 - 1e-6)
     if p.clock_regime == "sustained":
-        limited = p.clock_hz < hw.clock.boost_hz * (1 - 1e-6)
         return "sustained: power-limited under the cap" if limited else "sustained: boost, under the power cap"
+    if p.clock_regime == "short":
+        if hw.clock.short_power_ratio is None:
+            return "short: boost (no short-term power limit measured for this GPU)"
+        return ("short: power-limited under the short-term limit" if limited
+                else "short: boost, under the short-term power limit")
     return "fixed"

@@ -96,7 +96,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
             record_timeline: bool = False, full: bool = False, family=None) -> Prediction:
     """Predict one configuration run by the kernel ``family`` (a name or a KernelFamily; default our
     kernel) in the clock regime ``clock``: ``"sustained"`` (default: the power-limited clock of
-    sim/power.py), ``"boost"`` (hw's boost clock), a clock in MHz, or a ``sim.clock.ClockRegime``;
+    sim/power.py), ``"short"`` (the clock under the power limiter's short-term allowance, the first tens of ms
+    of a loop), ``"boost"`` (hw's boost clock), a clock in MHz, or a ``sim.clock.ClockRegime``;
     ``clock_hz`` (Hz) is the same as a fixed clock. Raises IllegalConfigError when ``check`` finds PTX
     violations (or, for families whose predictions need them, such as Triton's, violations of the
     family's own restrictions), ClockError for a clock that is none of these.
