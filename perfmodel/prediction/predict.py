@@ -115,6 +115,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
         raise IllegalConfigError(violations)
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
     from ..sim.params import at_clock, build_inputs
+    from ..sim.power import power_cap
     cap = power_cap(regime, hw)         # None: no power limit applies (a fixed or the boost clock)
     clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.clock.boost_hz}.get(
         regime.regime, hw.clock.boost_hz if cap is None else hw.clock.sustained_tensor_hz)
@@ -147,18 +148,6 @@ CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, c
 # a window simulated within this of the power-limited clock is not simulated again: its cycles differ from
 # those at that clock by less than this times the memory-bound share of the time
 CLOCK_RERUN_TOLERANCE = 0.01
-
-
-def power_cap(regime, hw: HardwareSpec) -> float | None:
-    """The power limit a regime's clock is solved against, relative to the sustained cap: 1 for ``sustained``,
-    ``clock.short_power_ratio`` for ``short`` (None where the GPU has no measured ratio: ``short`` is then the boost
-    clock), None for ``boost`` and fixed clocks."""
-    from ..sim.clock import Regime
-    if regime.regime is Regime.SUSTAINED:
-        return 1.0
-    if regime.regime is Regime.SHORT:
-        return hw.clock.short_power_ratio
-    return None
 
 
 def _guess_clock(problem, hw, inputs, clock: float, cap: float = 1.0) -> float:

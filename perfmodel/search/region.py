@@ -128,7 +128,7 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     def t_min(f: float) -> float:
         return max(per_sm / f, l2_bytes / l2_bps(f), hbm_bytes / hbm_bps, tag_s, 1e-12) + fill_cycles / f + fill_s
 
-    from ..prediction.predict import power_cap
+    from ..sim.power import power_cap
     cap = power_cap(regime, hw)      # the power limit of the regime (None: boost or a fixed clock, no limit)
     if cap is None:
         return problem.flops / (t_min(f_top) + launch_s) / 1e12

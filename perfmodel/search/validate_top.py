@@ -98,9 +98,10 @@ def validate_top(result: TuneResult, k: int, *, runner: Runner | None = None,
     """Measure the top ``k`` and record them in the ``.hw`` study; returns the report as a dict.
 
     ``baselines`` (e.g. the configuration in use, or the best one known) are timed in the same runner call, before
-    the top ``k`` (one that is also among the top ``k`` is timed once, at its rank), so that both are measured in one thermal state: at 8192^3 bf16 the same configuration read 698
-    and 750 TFLOP/s 25 s apart in one call on our H100 (data/measurements/README.md, v6), and a best known from
-    another day or machine can sit 5-10% away for that reason alone. The report gives the measured best of the top
+    the top ``k`` (one that is also among the top ``k`` is timed once, at its rank), so that both are measured in
+    one thermal state: at 8192^3 bf16 the same configuration read 698 and 750 TFLOP/s 25 s apart in one call on our
+    H100 (data/measurements/README.md, v6), and a best known from another day or machine can sit 5-10% away for
+    that reason alone. The report gives the measured best of the top
     ``k`` over the best baseline (``best_over_baseline``); baselines are not recorded in the ``.hw`` study."""
     runner = runner or local_runner(result.hw.name, measurements_path)
     chosen, skipped = candidates(result, k)

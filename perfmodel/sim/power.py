@@ -24,7 +24,7 @@ seconds launched back to back, each launch followed by ``launch_overhead_s + lau
 its work a fraction d(f) = T / (T + idle) of the time, so every activity above (u_tc, u_l2, u_hbm) is multiplied
 by d(f) while the clock-tree/static share (1 - a_tc) stays. A 20 us kernel idles a fifth of the time and runs
 ~10% faster than the same work in a 2 ms kernel: our mb_wgmma --gap (H100, 2026-11-25) measured 1.59 GHz for
-5 ms burn kernels, 1.60 at 450 us, 1.63 at 88 us, 1.69 at 43 us, 1.76 at 20 us, 1.82 at 9 us (tests/test_power.py
+5 ms burn kernels, 1.60 at 450 us, 1.63 at 88 us, 1.69 at 43 us, 1.76 at 20 us, 1.82 at 9 us (tests/test_sim_power.py
 reproduces them from this formula). With ``Activity.cycles`` 0 (a kernel that never stops) d = 1.
 
 The reference point (u_tc = 1 at f16, no L2 or HBM traffic, f = f_sustained) gives P = P_cap. Setting
@@ -118,6 +118,18 @@ def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec
     return 0.5 * (lo + hi)
 
 
+def power_cap(regime, hw: HardwareSpec) -> float | None:
+    """The power limit a clock regime (sim/clock.py) is solved against, relative to the sustained cap: 1 for
+    ``sustained``, ``clock.short_power_ratio`` for ``short`` (None where the GPU has no measured ratio: ``short`` is
+    then the boost clock), None for ``boost`` and fixed clocks."""
+    from .clock import Regime
+    if regime.regime is Regime.SUSTAINED:
+        return 1.0
+    if regime.regime is Regime.SHORT:
+        return hw.clock.short_power_ratio
+    return None
+
+
 def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
     """The chip's activity if every active SM ran at its busiest resource's pace (SimParams.steady_stage_cycles),
     without tails or latency stalls: a first guess of the power-limited clock before anything is simulated."""
@@ -132,5 +144,5 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
                     cycles=p.waves * p.k_iters * steady)
 
 
-__all__ = ["Activity", "MIN_CLOCK_FRACTION", "steady_activity", "board_power", "busy_fraction", "hbm_share", "power_limited_clock_hz", "relative_power",
+__all__ = ["Activity", "MIN_CLOCK_FRACTION", "steady_activity", "board_power", "busy_fraction", "hbm_share", "power_cap", "power_limited_clock_hz", "relative_power",
            "tensor_power_weight"]
