@@ -7,7 +7,8 @@
 //  - multicast: a cluster of 2 needing the same 2-box tile per stage, loading it twice (plain) or
 //    each CTA loading one half multicast to both; and the same with producer and consumer on separate
 //    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
-// Usage: mb_tma [--quick] [--panel-only] [--stream-only]
+//  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas).
+// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas]
 #include "mb_common.cuh"
 
 #include <cuda.h>
@@ -18,6 +19,7 @@ static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_skinny_only = false; // only tma_skinny_walk
+static bool g_skinny_ctas = false; // only tma_skinny_ctas
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -766,6 +768,41 @@ static void bench_skinny_walk(Ctx& c) {
   }
 }
 
+// tma_skinny_ctas: the skinny walk's rings (K = 28672 bf16, 128-byte box rows, A of 64 rows) with 16..128 CTAs, one
+// a SM (N = CTAs x the tile's width): whether the per-SM stream rate falls with the number of SMs streaming at once
+// (chip load) or with the ring (issue 8's skinny miss). Records "tma_skinny_ctas".
+static void bench_skinny_ctas(Ctx& c) {
+  const uint64_t K = 28672;
+  struct Case { int rows_a, rows_b, stages, work, max_ctas; };
+  const Case cases[] = {{128, 128, 6, 0, 128}, {128, 128, 6, 562, 128}, {64, 256, 5, 0, 64}, {128, 256, 4, 0, 64}};
+  for (const Case& k : cases) {
+    for (int ctas : {8, 16, 32, 48, 64, 96, 128}) {
+      if (ctas > k.max_ctas || ctas > c.sms) continue;
+      const uint64_t N = (uint64_t)ctas * k.rows_b;
+      const Tensor2D A = {c.big.base, 64, K};
+      const Tensor2D B = {(uint8_t*)c.big.base + 64 * K * 2, N, K};
+      CUtensorMap ma = make_map(A, 64, k.rows_a, 128), mb = make_map(B, 64, k.rows_b, 128);
+      const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
+      const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
+      set_smem((const void*)tma_gemm_walk_kernel, smem);
+      const int k_iters = (int)(K / 64);
+      std::vector<double> ms_v;
+      for (int rep = 0; rep < 5; ++rep) {
+        c.flush();
+        ms_v.push_back(once_ms([&] {
+          tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
+                                                  k.rows_a, k.rows_b, 0, k.work, c.cycles);
+        }));
+      }
+      const double msec = median(ms_v), b_total = (double)N * K * 2;
+      Rec("tma_skinny_ctas").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
+          .num("work_cycles", k.work).num("ctas", ctas).num("k_iters", k_iters).num("ms", msec)
+          .num("b_bytes_per_s", b_total / (msec * 1e-3)).num("b_bytes_per_s_per_cta", b_total / (msec * 1e-3) / ctas)
+          .num("cycles_per_kblock", 1.0 / median(per_cta_rates(c.cycles, ctas, (double)k_iters))).emit();
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -898,7 +935,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--lrc-only")) g_lrc_only = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
     else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
-    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu]])", argv[i]);
+    else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
+    else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
+             "[--ncu] | --skinny-ctas])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -919,6 +958,7 @@ int main(int argc, char** argv) {
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
   if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
+  if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
