@@ -734,71 +734,64 @@ static void bench_lrc_gemm(Ctx& c) {
   }
 }
 
-// tma_skinny_walk: the same walk for a skinny GEMM (M = 64, N = 8192, K = 28672 bf16, one tile a CTA: 64 CTAs of
-// 128-wide tiles or 32 of 256-wide ones). A is 64 rows: a 128-row box is half out of bounds (zero fill, as our
-// kernel's 128-row tiles at M = 64). Consumer work 0 (pure streaming) and the tile's MMA time as the model has it
-// (per k-block: instructions x 70.3 / 133 cycles, model 2026-11-25). Records "tma_skinny_walk".
-static void bench_skinny_walk(Ctx& c) {
-  const uint64_t K = 28672, N = 8192;
+// One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
+// as our kernel's 128-row tiles at M = 64) streamed by `ctas` CTAs, one a SM, B of ctas x rows_b rows; `work` cycles
+// of consumer time a k-block. Returns {median ms over `reps` launches after an L2 flush, cycles a k-block}.
+struct SkinnyRing { int rows_a, rows_b, stages, work; };
+static std::pair<double, double> skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
+  const uint64_t K = 28672, N = (uint64_t)ctas * k.rows_b;
   const Tensor2D A = {c.big.base, 64, K};
   const Tensor2D B = {(uint8_t*)c.big.base + 64 * K * 2, N, K};
-  struct Case { int rows_a, rows_b, stages, work; };
-  const Case cases[] = {{128, 128, 6, 0}, {128, 128, 6, 562}, {128, 128, 4, 562}, {128, 128, 2, 562},
-                        {64, 256, 5, 0}, {64, 256, 5, 532}, {128, 256, 4, 0}, {128, 256, 4, 1064},
-                        {64, 128, 8, 0}, {64, 128, 8, 281}};
-  for (const Case& k : cases) {
-    CUtensorMap ma = make_map(A, 64, k.rows_a, 128), mb = make_map(B, 64, k.rows_b, 128);
-    const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128, tiles_n = (int)(N / k.rows_b);
-    const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
-    set_smem((const void*)tma_gemm_walk_kernel, smem);
-    const int k_iters = (int)(K / 64), reps = g_ncu ? 1 : 5;
-    std::vector<double> ms_v;
-    for (int rep = 0; rep < reps; ++rep) {
-      c.flush();
-      ms_v.push_back(once_ms([&] {
-        tma_gemm_walk_kernel<<<tiles_n, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, tiles_n, 0, 8,
-                                                   k.rows_a, k.rows_b, 0, k.work, c.cycles);
-      }));
-    }
-    const double msec = median(ms_v), b_total = (double)N * K * 2;
+  CUtensorMap ma = make_map(A, 64, k.rows_a, 128), mb = make_map(B, 64, k.rows_b, 128);
+  const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
+  const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
+  set_smem((const void*)tma_gemm_walk_kernel, smem);
+  const int k_iters = (int)(K / 64);
+  std::vector<double> ms_v;
+  for (int rep = 0; rep < reps; ++rep) {
+    c.flush();
+    ms_v.push_back(once_ms([&] {
+      tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
+                                              k.rows_a, k.rows_b, 0, k.work, c.cycles);
+    }));
+  }
+  return {median(ms_v), 1.0 / median(per_cta_rates(c.cycles, ctas, (double)k_iters))};
+}
+
+// tma_skinny_walk: the same walk for a skinny GEMM (M = 64, N = 8192, K = 28672 bf16, one tile a CTA: 64 CTAs of
+// 128-wide tiles or 32 of 256-wide ones). Consumer work 0 (pure streaming) and the tile's MMA time as the model has
+// it (per k-block: instructions x 70.3 / 133 cycles, model 2026-11-25). Records "tma_skinny_walk".
+static void bench_skinny_walk(Ctx& c) {
+  const uint64_t K = 28672, N = 8192;
+  const SkinnyRing cases[] = {{128, 128, 6, 0}, {128, 128, 6, 562}, {128, 128, 4, 562}, {128, 128, 2, 562},
+                              {64, 256, 5, 0}, {64, 256, 5, 532}, {128, 256, 4, 0}, {128, 256, 4, 1064},
+                              {64, 128, 8, 0}, {64, 128, 8, 281}};
+  for (const SkinnyRing& k : cases) {
+    const int tiles_n = (int)(N / k.rows_b);
+    const auto [msec, cpk] = skinny_ring(c, k, tiles_n, g_ncu ? 1 : 5);
     Rec("tma_skinny_walk").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
-        .num("work_cycles", k.work).num("ctas", tiles_n).num("k_iters", k_iters).num("ms", msec)
-        .num("b_bytes_per_s", b_total / (msec * 1e-3))
-        .num("cycles_per_kblock", 1.0 / median(per_cta_rates(c.cycles, tiles_n, (double)k_iters))).emit();
+        .num("work_cycles", k.work).num("ctas", tiles_n).num("k_iters", (double)(K / 64)).num("ms", msec)
+        .num("b_bytes_per_s", (double)N * K * 2 / (msec * 1e-3)).num("cycles_per_kblock", cpk).emit();
   }
 }
 
-// tma_skinny_ctas: the skinny walk's rings (K = 28672 bf16, 128-byte box rows, A of 64 rows) with 16..128 CTAs, one
-// a SM (N = CTAs x the tile's width): whether the per-SM stream rate falls with the number of SMs streaming at once
-// (chip load) or with the ring (issue 8's skinny miss). Records "tma_skinny_ctas".
+// tma_skinny_ctas: the skinny walk's rings with 8..128 CTAs, one a SM (N = CTAs x the tile's width): whether the
+// per-SM stream rate falls with the number of SMs streaming at once (chip load) or with the ring (issue 8's skinny
+// miss). Records "tma_skinny_ctas".
 static void bench_skinny_ctas(Ctx& c) {
   const uint64_t K = 28672;
-  struct Case { int rows_a, rows_b, stages, work, max_ctas; };
-  const Case cases[] = {{128, 128, 6, 0, 128}, {128, 128, 6, 562, 128}, {64, 256, 5, 0, 64}, {128, 256, 4, 0, 64}};
-  for (const Case& k : cases) {
+  struct Case { SkinnyRing ring; int max_ctas; };
+  const Case cases[] = {{{128, 128, 6, 0}, 128}, {{128, 128, 6, 562}, 128}, {{64, 256, 5, 0}, 64},
+                        {{128, 256, 4, 0}, 64}};
+  for (const Case& cs : cases) {
+    const SkinnyRing& k = cs.ring;
     for (int ctas : {8, 16, 32, 48, 64, 96, 128}) {
-      if (ctas > k.max_ctas || ctas > c.sms) continue;
-      const uint64_t N = (uint64_t)ctas * k.rows_b;
-      const Tensor2D A = {c.big.base, 64, K};
-      const Tensor2D B = {(uint8_t*)c.big.base + 64 * K * 2, N, K};
-      CUtensorMap ma = make_map(A, 64, k.rows_a, 128), mb = make_map(B, 64, k.rows_b, 128);
-      const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
-      const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
-      set_smem((const void*)tma_gemm_walk_kernel, smem);
-      const int k_iters = (int)(K / 64);
-      std::vector<double> ms_v;
-      for (int rep = 0; rep < 5; ++rep) {
-        c.flush();
-        ms_v.push_back(once_ms([&] {
-          tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
-                                                  k.rows_a, k.rows_b, 0, k.work, c.cycles);
-        }));
-      }
-      const double msec = median(ms_v), b_total = (double)N * K * 2;
+      if (ctas > cs.max_ctas || ctas > c.sms) continue;
+      const auto [msec, cpk] = skinny_ring(c, k, ctas, 5);
+      const double bps = (double)ctas * k.rows_b * K * 2 / (msec * 1e-3);
       Rec("tma_skinny_ctas").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
-          .num("work_cycles", k.work).num("ctas", ctas).num("k_iters", k_iters).num("ms", msec)
-          .num("b_bytes_per_s", b_total / (msec * 1e-3)).num("b_bytes_per_s_per_cta", b_total / (msec * 1e-3) / ctas)
-          .num("cycles_per_kblock", 1.0 / median(per_cta_rates(c.cycles, ctas, (double)k_iters))).emit();
+          .num("work_cycles", k.work).num("ctas", ctas).num("k_iters", (double)(K / 64)).num("ms", msec)
+          .num("b_bytes_per_s", bps).num("b_bytes_per_s_per_cta", bps / ctas).num("cycles_per_kblock", cpk).emit();
     }
   }
 }
