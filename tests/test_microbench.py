@@ -404,6 +404,7 @@ def test_the_short_power_ratio_reproduces_from_the_committed_transient_run():
     run = Path(__file__).resolve().parents[1] / "data/microbench/h100-80gb-hbm3-2026-11-25-transient.json"
     doc = suite.load_results(str(run))
     hw = parse_hardware(H100.read_text(), str(H100))
-    got = {u.key: rounded(u.key, u.value) for u in derive_updates(doc, None, None, suite._power_model(H100))}
+    power = suite._power_model(suite._toml_doc(H100))
+    got = {u.key: rounded(u.key, u.value) for u in derive_updates(doc, None, None, power)}
     assert got == {"clock.short_power_ratio": hw.clock.short_power_ratio}
     assert not derive_updates(doc, None, None, None)

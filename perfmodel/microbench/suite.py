@@ -256,40 +256,49 @@ def _check_results(doc: dict, path: str) -> None:
             raise MicrobenchError(f"{path}: record {i} ({r['bench']}): {bad[0]} is not a finite number")
 
 
-def _toml_facts(toml_path: Path) -> tuple[float | None, str]:
-    """(datasheet HBM bytes/s, marketing name) of a hardware file, or (None, '') if unreadable."""
+def _toml_doc(toml_path: Path) -> dict:
+    """A hardware file, parsed once for the facts below; {} if it cannot be read (the facts are then absent)."""
     try:
-        doc = tomllib.loads(toml_path.read_text())
+        return tomllib.loads(toml_path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+_MISSING = (KeyError, TypeError, ValueError, AttributeError)   # a key absent or not a number
+
+
+def _toml_facts(doc: dict) -> tuple[float | None, str]:
+    """(datasheet HBM bytes/s, marketing name) of a parsed hardware file, or (None, '')."""
+    try:
         return float(doc["hbm"]["bandwidth_bytes_per_s"]["value"]), str(doc["meta"]["marketing_name"])
-    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError):
+    except _MISSING:
         return None, ""
 
 
-def _l2_efficiency_128b(toml_path: Path) -> float | None:
+def _l2_efficiency_128b(doc: dict) -> float | None:
     try:
-        return float(tomllib.loads(toml_path.read_text())["tma"]["l2_efficiency_128b"]["value"])
-    except (OSError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError):
+        return float(doc["tma"]["l2_efficiency_128b"]["value"])
+    except _MISSING:
         return None
 
 
-def _power_model(toml_path: Path) -> dict | None:
-    """The power model's values of a hardware file (for clock.short_power_ratio), or None if it lacks them."""
+def _power_model(doc: dict) -> dict | None:
+    """The power model's values of a parsed hardware file (for clock.short_power_ratio), or None if it lacks them."""
     try:
-        doc = tomllib.loads(toml_path.read_text())
         c, g = doc["clock"], doc["gpu"]
         return {"sustained_tensor_hz": float(c["sustained_tensor_hz"]["value"]),
                 "power_exponent": float(c["power_exponent"]["value"]),
                 "tensor_power_fraction": float(c["tensor_power_fraction"]["value"]),
                 "launch_overhead_s": float(g.get("launch_overhead_s", {}).get("value", 0.0)),
                 "launch_gap_s": float(g.get("launch_gap_s", {}).get("value", 0.0))}
-    except (OSError, KeyError, TypeError, ValueError, AttributeError, tomllib.TOMLDecodeError):
+    except _MISSING:
         return None
 
 
 def _matching_toml(gpu: str) -> Path:
     """The hardware file of the measured product (for the datasheet HBM figure), else h100-sxm."""
     for path in sorted(hardware_dir().glob("*.toml")):
-        if product_of(_toml_facts(path)[1]) == product_of(gpu) is not None:
+        if product_of(_toml_facts(_toml_doc(path))[1]) == product_of(gpu) is not None:
             return path
     return hardware_dir() / "h100-sxm.toml"
 
@@ -373,9 +382,10 @@ def run(args, command: str) -> int:
     toml_path = Path(args.apply) if args.apply else _matching_toml(measured_gpu(doc))
     if doc.get("quick") and args.apply:
         raise MicrobenchError("refusing to apply a --quick run to a hardware file; rerun without --quick")
-    datasheet_hbm, target = _toml_facts(toml_path)
+    hw_doc = _toml_doc(toml_path)
+    datasheet_hbm, target = _toml_facts(hw_doc)
     try:
-        updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(toml_path), _power_model(toml_path))
+        updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(hw_doc), _power_model(hw_doc))
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:   # a record missing a field
         raise MicrobenchError(f"{path}: a record lacks a field or holds a wrong type ({type(exc).__name__}: "
                               f"{' '.join(str(exc).split())[:120]})") from None
