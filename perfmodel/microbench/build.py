@@ -13,7 +13,7 @@ from . import MicrobenchError
 
 SRC_DIR = Path(__file__).resolve().parent
 PROGRAMS = ("mb_memory", "mb_sync", "mb_tma", "mb_wgmma", "mb_pitch", "mb_stream")
-HEADERS = ("mb_common.cuh", "mb_wgmma_ops.cuh")
+HEADERS = ("mb_common.cuh", "mb_tma_common.cuh", "mb_wgmma_ops.cuh")
 NVCC_FLAGS = ("-O3", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-lineinfo", "-Xptxas", "-v")
 
 

@@ -96,28 +96,32 @@ static inline int sm_count() {
   return sms;
 }
 
-// Median event time (ms) of `reps` runs of launch(); one warm-up run first.
+// Event time (ms) of one launch of launch(), no warm-up (under ncu every launch is one profiled kernel).
 template <class F>
-static double time_ms(int reps, F launch) {
+static double event_ms(F launch) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a));
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaEventRecord(b));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms;
+}
+
+// Median event time (ms) of `reps` runs of launch(); one warm-up run first.
+template <class F>
+static double time_ms(int reps, F launch) {
   launch();
   CK_LAUNCH();
   std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
+  for (int i = 0; i < reps; ++i) t.push_back(event_ms(launch));
   CK(cudaDeviceSynchronize());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
   return median(t);
 }
 
@@ -200,6 +204,11 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
 }
 __device__ __forceinline__ void fence_mbar_init() {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// A ring's full barriers, one per stage 8 bytes apart from `bars`, each expecting one arrival; made visible.
+__device__ __forceinline__ void init_stage_barriers(uint32_t bars, int stages) {
+  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
+  fence_mbar_init();
 }
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

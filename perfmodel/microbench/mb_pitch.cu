@@ -10,24 +10,10 @@
 // from HBM (a 1 GiB tensor read once), and one CTA alone from L2 (the TMA unit's own rate). Each record
 // gives bytes per SM clock, and the sectors (32 B) and lines (128 B) a box row touches on average.
 // Usage: mb_pitch [--quick] [--profile]   (--profile: a few short launches for ncu's L2 counters)
-#include "mb_common.cuh"
-
-#include <cuda.h>
-#include <cudaTypedefs.h>
+#include "mb_tma_common.cuh"
 
 static bool g_quick = false;
 
-static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
-  if (!fn) {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !p) die("cuTensorMapEncodeTiled not found in the driver");
-    fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
-  }
-  return fn;
-}
 
 // A 2-D tensor of `rows` rows of pitch_bytes each (every byte of the pitch is a tensor element, as for a
 // K-major operand of K elements), boxes of box_inner x box_outer elements.
@@ -53,19 +39,10 @@ static CUtensorMap make_map(void* base, int elem_bytes, uint64_t rows, uint64_t 
 }
 
 // ---------------------------------------------------------------- device
-__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* m, int c0, int c1, uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
-      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(m)), "r"(bar), "r"(c0), "r"(c1) : "memory");
-}
 __device__ __forceinline__ void tma_store(const CUtensorMap* m, uint32_t src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
                ::"l"(reinterpret_cast<uint64_t>(m)), "r"(src), "r"(c0), "r"(c1) : "memory");
 }
-__device__ __forceinline__ void prefetch_map(const CUtensorMap* m) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(m)) : "memory");
-}
-__device__ __forceinline__ uint32_t aligned_base(const void* raw) { return (smem_u32(raw) + 1023u) & ~1023u; }
 
 // Boxes are numbered b = row_block << nbx_log2 | column; counts are powers of two (no division in the
 // issuing thread's loop: see mb_tma.cu).
@@ -86,8 +63,7 @@ __global__ void pitch_load_kernel(const __grid_constant__ CUtensorMap m, int sta
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
   if (threadIdx.x != 0) return;
-  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
-  fence_mbar_init();
+  init_stage_barriers(bars, stages);
   prefetch_map(&m);
   const bool lead = blockIdx.x == 0;
   if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }

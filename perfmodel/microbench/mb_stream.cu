@@ -26,8 +26,7 @@ __global__ void hbm_stream_kernel(const uint8_t* buf, int stages, int chunk, int
   extern __shared__ uint8_t raw[];
   const uint32_t base = (smem_u32(raw) + 127u) & ~127u, bars = base + stages * chunk;
   if (threadIdx.x != 0) return;
-  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
-  fence_mbar_init();
+  init_stage_barriers(bars, stages);
   if (blockIdx.x == 0) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
   long long t0 = clk();
   for (int it = 0; it < iters; ++it) {

@@ -9,10 +9,7 @@
 //    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
 //  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas]
-#include "mb_common.cuh"
-
-#include <cuda.h>
-#include <cudaTypedefs.h>
+#include "mb_tma_common.cuh"
 
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
@@ -23,17 +20,6 @@ static bool g_skinny_ctas = false; // only tma_skinny_ctas
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
-static PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
-  if (!fn) {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !p) die("cuTensorMapEncodeTiled not found in the driver");
-    fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
-  }
-  return fn;
-}
 
 struct Tensor2D {
   void* base;
@@ -62,11 +48,6 @@ static CUtensorMap make_map(const Tensor2D& t, uint32_t box_inner, uint32_t box_
 static uint32_t inner_for(int swizzle) { return swizzle ? (uint32_t)swizzle / 2 : 64; }
 
 // ---------------------------------------------------------------- device: TMA
-__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* m, int c0, int c1, uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
-      ::"r"(dst), "l"(reinterpret_cast<uint64_t>(m)), "r"(bar), "r"(c0), "r"(c1) : "memory");
-}
 __device__ __forceinline__ void tma_load_mc(uint32_t dst, const CUtensorMap* m, int c0, int c1, uint32_t bar,
                                             uint16_t mask) {
   asm volatile(
@@ -74,10 +55,6 @@ __device__ __forceinline__ void tma_load_mc(uint32_t dst, const CUtensorMap* m, 
       " [%0], [%1, {%3, %4}], [%2], %5;"
       ::"r"(dst), "l"(reinterpret_cast<uint64_t>(m)), "r"(bar), "r"(c0), "r"(c1), "h"(mask) : "memory");
 }
-__device__ __forceinline__ void prefetch_map(const CUtensorMap* m) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(m)) : "memory");
-}
-__device__ __forceinline__ uint32_t aligned_base(const void* raw) { return (smem_u32(raw) + 1023u) & ~1023u; }
 
 // The issuing thread must not do integer division in its loop: on the uniform datapath a few
 // divisions cost ~500 cycles per iteration and throttle the TMA (seen in our first run). Box and
@@ -146,8 +123,7 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
   if (threadIdx.x != 0) return;
-  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
-  fence_mbar_init();
+  init_stage_barriers(bars, stages);
   prefetch_map(&m);
   const bool lead = blockIdx.x == 0;
   if (lead) { probe->c0 = clk(); probe->t0 = gtimer_ns(); }
@@ -192,8 +168,7 @@ __global__ void tma_share_kernel(const __grid_constant__ CUtensorMap m, int stag
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
   if (threadIdx.x != 0) return;
-  for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
-  fence_mbar_init();
+  init_stage_barriers(bars, stages);
   prefetch_map(&m);
   const int p = consecutive ? (int)blockIdx.x / group : (int)blockIdx.x % panels;
   const int rank = consecutive ? (int)blockIdx.x % group : (int)blockIdx.x / panels;
@@ -628,24 +603,6 @@ static void bench_l2_sharing(Ctx& c) {
   }
 }
 
-// One launch of launch(), timed with events (no warm-up: under ncu every launch is one profiled kernel).
-template <class F>
-static double once_ms(F launch) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a));
-  launch();
-  CK(cudaGetLastError());
-  CK(cudaEventRecord(b));
-  CK(cudaEventSynchronize(b));
-  float t = 0;
-  CK(cudaEventElapsedTime(&t, a, b));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return t;
-}
-
 // The LRC sweep (tma_share_kernel): sharers per panel 1..132, consecutive or strided CTAs, in step or 1/4 boxes
 // apart per rank, ring of 4 or 8, L2-resident or first-touch panels. Records "tma_lrc" (received bytes; ncu adds
 // the L2-served side: lrc__lts2lrc_sectors_op_read).
@@ -672,7 +629,7 @@ static void bench_lrc(Ctx& c) {
             const int reps = g_ncu ? 1 : 3;
             for (int rep = 0; rep < reps; ++rep) {
               if (fresh) c.flush();
-              ms_v.push_back(once_ms([&] {
+              ms_v.push_back(event_ms([&] {
                 tma_share_kernel<<<c.sms, 32, smem>>>(fresh ? mb : ms, stages, bytes, iters, outer, inner, nb, panels,
                                                       total, group, consecutive, offset, c.cycles);
               }));
@@ -714,7 +671,7 @@ static void bench_lrc_gemm(Ctx& c) {
           const int reps = g_ncu ? 1 : 3;
           std::vector<double> ms_v;
           for (int rep = 0; rep < reps; ++rep) {
-            ms_v.push_back(once_ms([&] {
+            ms_v.push_back(event_ms([&] {
               tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles_per_cta, k_iters,
                                                         tiles_m, tiles_n, o.raster_n, o.group, t.rows_a, t.rows_b,
                                                         8192, work, c.cycles);
@@ -750,7 +707,7 @@ static std::pair<double, double> skinny_ring(Ctx& c, const SkinnyRing& k, int ct
   std::vector<double> ms_v;
   for (int rep = 0; rep < reps; ++rep) {
     c.flush();
-    ms_v.push_back(once_ms([&] {
+    ms_v.push_back(event_ms([&] {
       tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
                                               k.rows_a, k.rows_b, 0, k.work, c.cycles);
     }));
