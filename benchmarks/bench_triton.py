@@ -31,14 +31,14 @@ from perfmodel.interop.triton import predict_knobs  # noqa: E402
 
 
 def predicted(df: pd.DataFrame, gpu: str, clock: str = "boost") -> pd.DataFrame:
+    """Each row's predicted time in the clock regime ``clock`` (boost, short, sustained or MHz, as predict's)."""
     hw = load_hardware(gpu)
-    clock = {"boost": hw.clock.boost_hz, "model": None}[clock]
     out = []
     for (m, n, k), g in df.groupby(["m", "n", "k"]):
         problem = make_problem((int(m), int(n), int(k)), "bf16")
         for r in g.itertuples():
             kn = TritonKnobs(*[int(x) for x in r.knobs])
-            p = predict_knobs(problem, hw, kn, r.family, clock_hz=clock)
+            p = predict_knobs(problem, hw, kn, r.family, clock=clock)
             out.append({"idx": r.Index, "pred_s": p.time_ms / 1e3, "pred_bottleneck": p.bottleneck})
     pr = pd.DataFrame(out).set_index("idx")
     return df.join(pr)
@@ -67,13 +67,16 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", choices=["calibration", "held_out", "all"], default="calibration")
     ap.add_argument("--file", default=None)
+    ap.add_argument("--clock", default="boost", metavar="boost|short|sustained|MHZ",
+                    help="the clock regime of the predictions (default boost: do_bench loops start near it)")
     args = ap.parse_args()
     for f, head, gpu, df in split_datasets("configs/splits/triton.toml", "data/triton/*_triton.jsonl", args.split,
                                            args.file):
-        res = per_shape(predicted(df, gpu))
+        res = per_shape(predicted(df, gpu, args.clock))
         pd.set_option("display.width", 200)
         print(f"\n{f.relative_to(ROOT)} ({head['gpu_name']}, Triton {head['triton']}), split: {args.split}, "
-              f"clock: boost {load_hardware(gpu).clock.boost_hz / 1e6:.0f} MHz")
+              f"clock: {args.clock}" + (f" {load_hardware(gpu).clock.boost_hz / 1e6:.0f} MHz" if args.clock == "boost"
+                                         else ""))
         print(res.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
         for fam, g in res.groupby("family"):
             print(f"{fam}: median Spearman {g.spearman.median():.3f} (min {g.spearman.min():.3f}), top-1 regret "
