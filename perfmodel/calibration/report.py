@@ -116,11 +116,12 @@ class Accuracy:
     shapes: int
     worst_bias: float = float("nan")     # the (shape, dtype) mean signed error largest in magnitude
     worst_bias_shape: str = ""
+    within_10pct: int = 0                # points predicted within 10% (issue 8's per-point goal for the smoke files)
 
     def lines(self, label: str = "") -> list[str]:
         return [f"{label}points {self.points}, shapes {self.shapes}",
                 f"{label}MAPE {self.mape:.1%}  median APE {self.median_ape:.1%}  p90 APE {self.p90_ape:.1%}  "
-                f"bias {self.bias:+.1%}",
+                f"bias {self.bias:+.1%}  within 10%: {self.within_10pct}/{self.points}",
                 f"{label}Spearman per shape (median) {self.spearman_median:.2f}  "
                 f"top-8 within 2% of measured best: {self.topk_hit_fraction:.0%} of shapes",
                 f"{label}worst |bias| of a shape: {self.worst_bias:+.1%} ({self.worst_bias_shape})"]
@@ -150,7 +151,8 @@ def accuracy(df: pd.DataFrame) -> Accuracy:
                     spearman_median=float(shapes["spearman"].median()) if len(shapes) else float("nan"),
                     topk_hit_fraction=float(shapes["topk_hit"].mean()) if len(shapes) else float("nan"),
                     shapes=len(shapes), worst_bias=float(worst["bias"]) if worst is not None else float("nan"),
-                    worst_bias_shape=f"{worst['shape']} {worst['dtype']}" if worst is not None else "")
+                    worst_bias_shape=f"{worst['shape']} {worst['dtype']}" if worst is not None else "",
+                    within_10pct=int((ape <= 0.10).sum()))
 
 
 def compare(paths: Iterable[str | os.PathLike], gpu: str | None = None, *, clock="auto"
