@@ -307,22 +307,19 @@ TRANSIENT_FAST_MS = 30.0   # launches starting this soon after the first: before
 
 def _short_ratio(recs: list[dict], power: dict | None) -> Update | None:
     """clock.short_power_ratio from mb_wgmma --transient: the full-rate burn's clock over the first
-    TRANSIENT_FAST_MS of load after idle, as power relative to the sustained cap with the hardware file's power
-    model: (f / f_sustained)^gamma x (1 - a_tc + a_tc x busy), busy = the launch's kernel time over its period."""
+    TRANSIENT_FAST_MS of load after idle, as the power while the kernel runs relative to the sustained cap with the
+    hardware file's power model: (f / f_sustained)^gamma (the limiter's fast window counts no idle time:
+    sim/power.py PowerLimits)."""
     fast = [r for r in select(recs, "transient") if 0 < r.get("start_ms", -1) <= TRANSIENT_FAST_MS]
     if not fast or not power:
         return None
     f = statistics.median(r["kernel_clock_hz"] for r in fast)
-    event_s = statistics.median(r["event_ms"] for r in fast) * 1e-3        # the kernel + the launch's overhead
-    run_s = event_s - power["launch_overhead_s"]
-    busy = run_s / (event_s + power["launch_gap_s"])                        # over the launch period
-    a = power["tensor_power_fraction"]
-    ratio = (f / power["sustained_tensor_hz"]) ** power["power_exponent"] * ((1 - a) + a * busy)
+    ratio = (f / power["sustained_tensor_hz"]) ** power["power_exponent"]
     return Update("clock.short_power_ratio", ratio, "mb_wgmma --transient",
                   f"the full-rate bf16 burn's in-kernel clock over the first {TRANSIENT_FAST_MS:.0f} ms of ~1 ms "
                   f"launches after idle: {f / 1e6:.0f} MHz (median of {len(fast)} launches); (f / "
-                  f"{power['sustained_tensor_hz'] / 1e9:.2f} GHz)^{power['power_exponent']:g} x (1 - {a:g} + {a:g} x "
-                  f"{busy:.3f}) = {ratio:.2f} of the sustained cap")
+                  f"{power['sustained_tensor_hz'] / 1e9:.2f} GHz)^{power['power_exponent']:g} = {ratio:.2f} of the "
+                  "sustained cap while the kernel runs")
 
 
 def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,

@@ -94,7 +94,8 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     per-SM cycles (MMA issue, shared-memory fill, barrier round trip of the busiest SM's tiles) do not depend on f,
     the L2 and HBM times in seconds only grow as f drops. At a fixed clock (boost, MHz) that is the bound. In the
     sustained regime the clock f is the one at which the board power meets the cap (sim/power.py; in the short
-    regime the cap x clock.short_power_ratio), and power falls as time grows (the same work over more time): the
+    regime the cap x clock.short_power_ratio on the power while the kernel runs, which bounds the sustained regime too:
+    sim/power.py PowerLimits), and power falls as time grows (the same work over more time): the
     time is also >= t_pow(f), the least time the work can take at f under the cap, which grows with f. So time >=
     min over f of max(t_min(f), t_pow(f)) (bisection on f)."""
     from ..sim.params import build_inputs, l2_bytes_per_sm_clock
@@ -142,15 +143,19 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
 
     idle_s = launch_s + (hw.gpu.launch_gap_s or 0.0)   # the SMs idle between launches: power averages over it
 
-    def t_pow(f: float) -> float:
-        # (f/fs)^g (base + (a_tc w M/(f sms) + a_l2 moved/l2_bps)/T) + a_hbm hbm/(bw_ds T) <= 1 over the launch
-        # period T = t + idle (sim/power.py busy_fraction), solved for the kernel's own time t
+    def t_window(f: float, limit: float, idle: float) -> float:
+        # (f/fs)^g (base + (a_tc w M/(f sms) + a_l2 moved/l2_bps)/T) + a_hbm hbm/(bw_ds T) <= limit over the period
+        # T = t + idle (sim/power.py busy_fraction; idle 0 for the fast, in-kernel window), solved for the kernel's t
         s = (f / c.sustained_tensor_hz) ** c.power_exponent
-        room = cap - s * base
+        room = limit - s * base
         if room <= 0:
             return math.inf
         work = s * (a_tc * w * math_c / (f * sms) + a_l2 * moved / l2_bps(f)) + a_hbm * hbm_bytes / hw.hbm.bandwidth_bytes_per_s
-        return max(work / room - idle_s, 0.0)
+        return max(work / room - idle, 0.0)
+
+    def t_pow(f: float) -> float:
+        slow = t_window(f, cap.average, idle_s) if cap.average is not None else 0.0
+        return max(slow, t_window(f, cap.in_kernel, 0.0) if cap.in_kernel is not None else 0.0)
 
     from ..sim.power import MIN_CLOCK_FRACTION
     lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, f_top

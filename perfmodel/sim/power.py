@@ -27,6 +27,15 @@ by d(f) while the clock-tree/static share (1 - a_tc) stays. A 20 us kernel idles
 5 ms burn kernels, 1.60 at 450 us, 1.63 at 88 us, 1.69 at 43 us, 1.76 at 20 us, 1.82 at 9 us (tests/test_sim_power.py
 reproduces them from this formula). With ``Activity.cycles`` 0 (a kernel that never stops) d = 1.
 
+The limiter has a second, fast window (issue 8, 2026-11-25): whatever the idle time between launches, the power
+while the kernel runs stays under ``clock.short_power_ratio`` x the cap (d = 1 in the formula above, the cap raised
+by that ratio). mb_wgmma --transient measured that ratio as the first tens of ms of load after idle (a full-rate
+burn at 1.775 GHz from its first launch, not 1.98), and mb_wgmma --gap shows it bounds short kernels too: the 5-9 us
+burn kernels, idle half the time, run at 1.80-1.82 GHz where the averaged formula alone gives 1.98 (boost); with
+both windows the model gives 1.77. ``power_cap`` names the windows of each clock regime (``PowerLimits``): the
+``sustained`` clock is the lower of the two solutions, ``short`` (a loop shorter than the slow window's drop) the
+fast window's alone.
+
 The reference point (u_tc = 1 at f16, no L2 or HBM traffic, f = f_sustained) gives P = P_cap. Setting
 P(f) = P_cap gives f (bisection: P rises with f); it is clamped to [MIN_CLOCK_FRACTION x f_sustained,
 boost]. With ``tensor_power_fraction``, ``l2_power_fraction`` and ``hbm_power_w`` all 0 (parts without
@@ -35,7 +44,7 @@ This is the ``sustained`` clock regime (sim/clock.py); ``boost`` and a fixed clo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..hardware import HardwareSpec
 from ..problem import GemmProblem, MmaKind
@@ -97,9 +106,31 @@ def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec)
     return (f / c.sustained_tensor_hz) ** c.power_exponent * core + busy * hbm_share(act, f, hw)
 
 
-def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: float = 1.0) -> float:
-    """The SM clock at which this activity draws exactly ``cap`` x the capped power (within [floor, boost]): 1 for
-    the sustained limit, ``clock.short_power_ratio`` for the first tens of ms of load (the ``short`` regime)."""
+@dataclass(frozen=True)
+class PowerLimits:
+    """The power limiter's windows a clock regime meets, each relative to the sustained cap (None: not applied).
+    ``average``: the slow window, the board power averaged over launches and the SMs' idle time between them (1 in
+    the ``sustained`` regime). ``in_kernel``: the fast window, the power while the kernel runs, idle time not
+    counted (``clock.short_power_ratio``)."""
+    average: float | None
+    in_kernel: float | None
+
+
+def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec,
+                           cap: "float | PowerLimits" = 1.0) -> float:
+    """The SM clock at which this activity meets its power limit (within [floor, boost]). ``cap`` a number: the
+    board power averaged over launches equals ``cap`` x the capped power. ``cap`` PowerLimits: the lowest clock of
+    its windows (the fast one solved with the activity of a kernel that never idles)."""
+    if isinstance(cap, PowerLimits):
+        clocks = [_clock_at_cap(act, problem, hw, cap.average)] if cap.average is not None else []
+        if cap.in_kernel is not None:
+            clocks.append(_clock_at_cap(replace(act, cycles=0.0), problem, hw, cap.in_kernel))
+        return min(clocks) if clocks else hw.clock.boost_hz
+    return _clock_at_cap(act, problem, hw, cap)
+
+
+def _clock_at_cap(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: float) -> float:
+    """The clock at which ``board_power`` equals ``cap`` (bisection; closed form without HBM or idle time)."""
     c = hw.clock
     lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, c.boost_hz
     if board_power(act, hi, problem, hw) <= cap:
@@ -118,15 +149,17 @@ def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec
     return 0.5 * (lo + hi)
 
 
-def power_cap(regime, hw: HardwareSpec) -> float | None:
-    """The power limit a clock regime (sim/clock.py) is solved against, relative to the sustained cap: 1 for
-    ``sustained``, ``clock.short_power_ratio`` for ``short`` (None where the GPU has no measured ratio: ``short`` is
-    then the boost clock), None for ``boost`` and fixed clocks."""
+def power_cap(regime, hw: HardwareSpec) -> PowerLimits | None:
+    """The power limits a clock regime (sim/clock.py) is solved against, relative to the sustained cap:
+    ``sustained`` both windows (the average at 1, the in-kernel power at ``clock.short_power_ratio`` where the GPU
+    has it measured), ``short`` the fast window alone (None where the GPU has no measured ratio: ``short`` is then
+    the boost clock), None for ``boost`` and fixed clocks."""
     from .clock import Regime
+    fast = hw.clock.short_power_ratio
     if regime.regime is Regime.SUSTAINED:
-        return 1.0
-    if regime.regime is Regime.SHORT:
-        return hw.clock.short_power_ratio
+        return PowerLimits(1.0, fast)
+    if regime.regime is Regime.SHORT and fast is not None:
+        return PowerLimits(None, fast)
     return None
 
 
@@ -144,5 +177,6 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
                     cycles=p.waves * p.k_iters * steady)
 
 
-__all__ = ["Activity", "MIN_CLOCK_FRACTION", "steady_activity", "board_power", "busy_fraction", "hbm_share", "power_cap", "power_limited_clock_hz", "relative_power",
+__all__ = ["Activity", "MIN_CLOCK_FRACTION", "PowerLimits", "steady_activity", "board_power", "busy_fraction", "hbm_share",
+           "power_cap", "power_limited_clock_hz", "relative_power",
            "tensor_power_weight"]
