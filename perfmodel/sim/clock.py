@@ -12,7 +12,9 @@ taken in that regime:
   (mb_wgmma --transient on the H100: a full-rate bf16 burn runs at 1.775 GHz, not 1.98, from its first launch,
   and falls 37-90 ms after it to the sustained clock), so a light kernel runs at boost and a heavy one at the
   clock where its power meets that limit (sim/power.py with the cap scaled). NVML's clock reads 1980 MHz in
-  such loops even for the burn. A GPU without the ratio measured predicts ``short`` at boost.
+  such loops even for the burn. That ratio is the limiter's fast window, on the power while the kernel runs (idle
+  time between launches does not count): it bounds ``sustained`` too (sim/power.py PowerLimits). A GPU without the
+  ratio measured predicts ``short`` at boost.
 - ``sustained``: the power-limited clock of ``sim/power.py`` (the default): the boost clock for a kernel
   whose power at boost stays under the cap, else the clock at which its power meets the cap. Fitted on
   runs that reached the cap's steady state (1.5 s loops, 300 ms headline loops). Loops of 100 ms, the
