@@ -11,7 +11,7 @@ B=$(ls .cache/h200b/mb_wgmma-* | grep -v ptxas | head -1)
 timeout 100 $B --gap 1.0 > $OUT/gap.jsonl 2> $OUT/gap.err; echo "gap rc=$?"
 timeout 100 $B --transient > $OUT/transient.jsonl 2> $OUT/transient.err; echo "transient rc=$?"
 grep -c '"gap"' $OUT/gap.jsonl; date -u
-M="PYTHONPATH=. PERFMODEL_CACHE_DIR=.cache/pmk6 python3 -m perfmodel.measure --gpu auto"
+M="env PYTHONPATH=. PERFMODEL_CACHE_DIR=.cache/pmk6 python3 -m perfmodel.measure --gpu auto"
 timeout 330 $M --sweep configs/sweeps/sm90_heldout6.toml --out $OUT/${tag}_heldout6.jsonl --warmup-ms 50 \
   --min-ms 100 --timeout 30 --time-budget 280 --seed 9610 > $OUT/heldout6.log 2>&1; echo "heldout6 rc=$?"
 timeout 120 $M --sweep configs/sweeps/sm90_heldout6_short.toml --out $OUT/${tag}_heldout6_short.jsonl \
