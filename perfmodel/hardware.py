@@ -140,6 +140,9 @@ class L2Section:
     tag_lookups_per_s: float = _f(1e9, 1e13, optional=True)
     fabric_read_bytes_per_lookup: float = _f(1, 1e6, optional=True)
     fabric_fill_bytes_per_lookup: float = _f(1, 1e6, optional=True)
+    # The L2 request coalescer (sim/memory.lrc_merge; absent: 1): SM-received over slice-served read sectors of
+    # TMA loads with 128-byte box rows and no multicast (ncu lrc__ counters of our GEMM)
+    lrc_merge_128b: float = _f(1, 8, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -88,3 +88,30 @@ def test_schedule_waves_and_tiles_per_cta():
     assert (s.n_tiles, s.slots, s.waves, s.tiles_per_cta) == (133, 132, 2, 2)
     s2 = make_schedule(p, derive(p, hw, (128, 256, 64), persistent=False).config, hw)
     assert s2.tiles_per_cta == 1 and s2.waves == 2
+
+
+def test_the_l2_request_coalescer_merges_plain_128_byte_row_loads_only():
+    """sim/memory.lrc_merge: CTAs that ask for the same line while its first read is pending get it from one slice
+    read (ncu of our GEMM: SM-received / slice-served sectors 1.07-1.53 for non-multicast 128-byte rows, ~1.0 with
+    multicast or 64/32-byte rows). The model divides the L2 occupancy of such loads by l2.lrc_merge_128b."""
+    from perfmodel import load_hardware, make_problem
+    from perfmodel.config import KernelConfig
+    from perfmodel.prediction.predict import predict
+    from perfmodel.sim.memory import l2_occupancy_bytes_per_stage, lrc_merge
+    hw = load_hardware("h100-sxm")
+    prob = make_problem("2048x2048x2048", "bf16")
+    plain = KernelConfig.from_name("64x256x64_i64x256x16_cg1_cl1x1_mc0_s5_sw128-128_wg1_acc1_pm8_etma")
+    mc = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pm8_etma")
+    narrow = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw64-64_wg2_acc1_pm8_etma")
+    assert 1.0 < hw.l2.lrc_merge_128b < 1.53
+    assert lrc_merge(prob, plain, hw) == hw.l2.lrc_merge_128b
+    assert lrc_merge(prob, mc, hw) == 1.0 and lrc_merge(prob, narrow, hw) == 1.0
+    off = hw.with_values(**{"l2.lrc_merge_128b": 1.0})
+    assert l2_occupancy_bytes_per_stage(prob, plain, hw) == pytest.approx(
+        l2_occupancy_bytes_per_stage(prob, plain, off) / hw.l2.lrc_merge_128b)
+    assert l2_occupancy_bytes_per_stage(prob, mc, hw) == l2_occupancy_bytes_per_stage(prob, mc, off)
+    # an L2-bound plain tile runs faster with the merge, a multicast one does not change
+    fast, slow = predict(prob, plain, hw, clock="boost"), predict(prob, plain, off, clock="boost")
+    assert slow.bottleneck.value == "l2" and fast.tflops > slow.tflops * 1.03
+    assert predict(prob, mc, hw, clock="boost").tflops == pytest.approx(predict(prob, mc, off, clock="boost").tflops)
+    assert load_hardware("b200").l2.lrc_merge_128b is None      # not measured there: no merge

@@ -93,9 +93,11 @@ def test_wave_tail_of_one_tile(persistent):
 
 def test_a_lone_tail_tile_gets_the_whole_memory_system():
     """Bound by the L2 share in a full wave (128x256 without multicast), the last wave's single tile has
-    all of L2 to itself and runs at tensor-core speed: the tail costs less than a full wave."""
-    one_wave = pred("h100-sxm", "1536x2816x8192", tile=(128, 256, 64))
-    tail = pred("h100-sxm", "896x4864x8192", tile=(128, 256, 64))
+    all of L2 to itself and runs at tensor-core speed: the tail costs less than a full wave. (Without the L2 request
+    coalescer's merge, l2.lrc_merge_128b = 1, so that the full wave is L2-bound at the sustained clock.)"""
+    plain = {"l2.lrc_merge_128b": 1.0}
+    one_wave = pred("h100-sxm", "1536x2816x8192", hw_values=plain, tile=(128, 256, 64))
+    tail = pred("h100-sxm", "896x4864x8192", hw_values=plain, tile=(128, 256, 64))
     assert one_wave.bottleneck.value == "l2" and one_wave.utilization["l2"] > 0.9
     assert 1.5 < tail.time_s / one_wave.time_s < 1.9
     assert tail.details["tail_cycles"] < 0

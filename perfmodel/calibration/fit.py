@@ -68,6 +68,8 @@ SM90_PARAMETERS = (
               why="sim/params.py: the TMA-store epilogue (smem staging + TMA store)"),
     Parameter("smem.write_port_share", 0.0, 1.0,
               why="sim/params.py: share of TMA landing bytes that take MMA operand-read cycles"),
+    Parameter("l2.lrc_merge_128b", 1.0, 1.6,
+              why="sim/memory.py: requesters per L2 read the request coalescer merges (ncu of our GEMM: 1.07-1.53)"),
 )
 
 

@@ -31,10 +31,12 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1):
         out.append(Caveat(
             "l2-request-coalescing",
-            "L2-bound with 128-byte box rows: the L2 request coalescer serves CTAs that load the same panel in step "
-            "from one L2 read, which the model does not count (ncu: the SMs received 1.07-1.52x the sectors the L2 "
-            "served, data/ncu/lrc); such points of our H100 and H200 calibration data measured 5% faster than "
-            "predicted on average, 1 in 5 more than 10% faster"))
+            "L2-bound with 128-byte box rows and no multicast: the L2 request coalescer serves CTAs that load the "
+            "same panel in step from one L2 read; the model counts its mean merge (l2.lrc_merge_128b), but the merge "
+            "moves with ring depth and tile order (ncu: the SMs received 1.07-1.53x the sectors the L2 served, "
+            "data/ncu/lrc), so such points scatter: on our H100 and H200 calibration data 5-6% off on average "
+            "(bias within 1%), 1 in 9 (H100) and 1 in 5 (H200) more than 10% off either way, rings of 7+ stages "
+            "slower than predicted"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(

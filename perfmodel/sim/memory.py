@@ -215,6 +215,16 @@ def operand_rows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> t
             row_bytes(b_ext, problem.b_elem_bytes, cfg.swizzle_b, hw))
 
 
+def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """Requesters per L2 slice read that the L2 request coalescer merges, for this configuration's TMA loads."""
+    if cfg.multicast and cfg.cluster_size > 1:
+        return 1.0
+    ra, rb = operand_rows(problem, cfg, hw)
+    if min(ra, rb) < 128 or not hw.l2.lrc_merge_128b:
+        return 1.0
+    return hw.l2.lrc_merge_128b
+
+
 def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
                                  tma: bool = True) -> float:
     """L2 bandwidth one CTA's stage occupies, in bytes at the full l2.bandwidth rate: each operand's L2
@@ -225,7 +235,7 @@ def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: Ha
     eff128 = hw.tma.l2_efficiency_128b
     base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw)
             + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw)
-            + scale_stage_bytes(problem, cfg) / eff128)
+            + scale_stage_bytes(problem, cfg) / eff128) / lrc_merge(problem, cfg, hw)
     if not tma:
         return base
     return base + sum(rows * misaligned_row_cost(w, p, st, hw)[0]
