@@ -7,8 +7,10 @@
 //  - multicast: a cluster of 2 needing the same 2-box tile per stage, loading it twice (plain) or
 //    each CTA loading one half multicast to both; and the same with producer and consumer on separate
 //    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
-//  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas).
-// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas]
+//  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas);
+//    (--skinny-abox) the 128x128 ring with and without its A box per stage (tma_skinny_abox).
+// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
+//        --skinny-abox]
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -16,6 +18,7 @@ static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_skinny_only = false; // only tma_skinny_walk
+static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
@@ -226,7 +229,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
         if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
         mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
         const uint32_t dst = base + r.s * stage_bytes;
-        tma_load(dst, &ma, k * 64, m * a_rows, full + 8 * r.s);
+        if (a_bytes) tma_load(dst, &ma, k * 64, m * a_rows, full + 8 * r.s);   // a_bytes 0: a B-only ring
         tma_load(dst + a_bytes, &mb, k * 64, b_row0 + n * b_rows, full + 8 * r.s);
       }
     }
@@ -694,12 +697,13 @@ static void bench_lrc_gemm(Ctx& c) {
 // One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
 // as our kernel's 128-row tiles at M = 64) streamed by `ctas` CTAs, one a SM, B of ctas x rows_b rows; `work` cycles
 // of consumer time a k-block. Returns {median ms over `reps` launches after an L2 flush, cycles a k-block}.
-struct SkinnyRing { int rows_a, rows_b, stages, work; };
+// a_tensor_rows: the rows of A (64: the skinny GEMM's M; as many as rows_a: the A box in bounds); rows_a 0: no A box.
+struct SkinnyRing { int rows_a, rows_b, stages, work; int a_tensor_rows = 64; };
 static std::pair<double, double> skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
-  const uint64_t K = 28672, N = (uint64_t)ctas * k.rows_b;
-  const Tensor2D A = {c.big.base, 64, K};
-  const Tensor2D B = {(uint8_t*)c.big.base + 64 * K * 2, N, K};
-  CUtensorMap ma = make_map(A, 64, k.rows_a, 128), mb = make_map(B, 64, k.rows_b, 128);
+  const uint64_t K = 28672, N = (uint64_t)ctas * k.rows_b, a_rows = (uint64_t)k.a_tensor_rows;
+  const Tensor2D A = {c.big.base, a_rows, K};
+  const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
+  CUtensorMap ma = make_map(A, 64, k.rows_a ? k.rows_a : 64, 128), mb = make_map(B, 64, k.rows_b, 128);
   const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
   const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
   set_smem((const void*)tma_gemm_walk_kernel, smem);
@@ -749,6 +753,31 @@ static void bench_skinny_ctas(Ctx& c) {
       Rec("tma_skinny_ctas").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
           .num("work_cycles", k.work).num("ctas", ctas).num("k_iters", (double)(K / 64)).num("ms", msec)
           .num("b_bytes_per_s", bps).num("b_bytes_per_s_per_cta", bps / ctas).num("cycles_per_kblock", cpk).emit();
+    }
+  }
+}
+
+// tma_skinny_abox: the 128x128 6-stage skinny ring with and without its A box (issue 8: at 32 CTAs the B boxes alone
+// streamed 2.31 TB/s in tma_hbm_panel, the ring with the A box 1.54): no A box, the A box half out of bounds (M = 64,
+// as the GEMM), the 128-row A box in bounds, a 64-row A box; consumer work 0 and the tile's MMA time. Records
+// "tma_skinny_abox".
+static void bench_skinny_abox(Ctx& c) {
+  const uint64_t K = 28672;
+  struct Case { const char* a_box; SkinnyRing ring; };
+  const Case cases[] = {{"none", {0, 128, 6, 0}}, {"128 rows, 64 out of bounds", {128, 128, 6, 0, 64}},
+                        {"128 rows in bounds", {128, 128, 6, 0, 128}}, {"64 rows", {64, 128, 6, 0, 64}},
+                        {"none", {0, 128, 6, 562}}, {"128 rows, 64 out of bounds", {128, 128, 6, 562, 64}},
+                        {"128 rows in bounds", {128, 128, 6, 562, 128}}};
+  for (const Case& cs : cases) {
+    const SkinnyRing& k = cs.ring;
+    for (int ctas : {8, 16, 32, 64}) {
+      if (ctas > c.sms) continue;
+      const auto [msec, cpk] = skinny_ring(c, k, ctas, 5);
+      const double bps = (double)ctas * k.rows_b * K * 2 / (msec * 1e-3);
+      Rec("tma_skinny_abox").str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_tensor_rows", k.a_tensor_rows)
+          .num("tile_n", k.rows_b).num("stages", k.stages).num("work_cycles", k.work).num("ctas", ctas)
+          .num("k_iters", (double)(K / 64)).num("ms", msec).num("b_bytes_per_s", bps)
+          .num("cycles_per_kblock", cpk).emit();
     }
   }
 }
@@ -886,8 +915,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
     else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
     else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
+    else if (!strcmp(argv[i], "--skinny-abox")) g_skinny_abox = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -909,6 +939,7 @@ int main(int argc, char** argv) {
   if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
   if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
+  if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
