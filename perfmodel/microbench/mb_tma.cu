@@ -13,6 +13,8 @@
 //        --skinny-abox]
 #include "mb_tma_common.cuh"
 
+#include <tuple>
+
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
@@ -696,10 +698,11 @@ static void bench_lrc_gemm(Ctx& c) {
 
 // One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
 // as our kernel's 128-row tiles at M = 64) streamed by `ctas` CTAs, one a SM, B of ctas x rows_b rows; `work` cycles
-// of consumer time a k-block. Returns {median ms over `reps` launches after an L2 flush, cycles a k-block}.
+// of consumer time a k-block. Returns {median ms over `reps` launches after an L2 flush, cycles a k-block of the median
+// CTA, of the slowest CTA} (the CTAs of the last launch).
 // a_tensor_rows: the rows of A (64: the skinny GEMM's M; as many as rows_a: the A box in bounds); rows_a 0: no A box.
 struct SkinnyRing { int rows_a, rows_b, stages, work; int a_tensor_rows = 64; };
-static std::pair<double, double> skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
+static std::tuple<double, double, double> skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
   const uint64_t K = 28672, N = (uint64_t)ctas * k.rows_b, a_rows = (uint64_t)k.a_tensor_rows;
   const Tensor2D A = {c.big.base, a_rows, K};
   const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
@@ -716,7 +719,8 @@ static std::pair<double, double> skinny_ring(Ctx& c, const SkinnyRing& k, int ct
                                               k.rows_a, k.rows_b, 0, k.work, c.cycles);
     }));
   }
-  return {median(ms_v), 1.0 / median(per_cta_rates(c.cycles, ctas, (double)k_iters))};
+  const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+  return {median(ms_v), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
 }
 
 // tma_skinny_walk: the same walk for a skinny GEMM (M = 64, N = 8192, K = 28672 bf16, one tile a CTA: 64 CTAs of
@@ -729,10 +733,10 @@ static void bench_skinny_walk(Ctx& c) {
                               {64, 128, 8, 0}, {64, 128, 8, 281}};
   for (const SkinnyRing& k : cases) {
     const int tiles_n = (int)(N / k.rows_b);
-    const auto [msec, cpk] = skinny_ring(c, k, tiles_n, g_ncu ? 1 : 5);
+    const auto [msec, cpk, cpk_max] = skinny_ring(c, k, tiles_n, g_ncu ? 1 : 5);
     Rec("tma_skinny_walk").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
         .num("work_cycles", k.work).num("ctas", tiles_n).num("k_iters", (double)(K / 64)).num("ms", msec)
-        .num("b_bytes_per_s", (double)N * K * 2 / (msec * 1e-3)).num("cycles_per_kblock", cpk).emit();
+        .num("b_bytes_per_s", (double)N * K * 2 / (msec * 1e-3)).num("cycles_per_kblock", cpk).num("max_cycles_per_kblock", cpk_max).emit();
   }
 }
 
@@ -748,11 +752,11 @@ static void bench_skinny_ctas(Ctx& c) {
     const SkinnyRing& k = cs.ring;
     for (int ctas : {8, 16, 32, 48, 64, 96, 128}) {
       if (ctas > cs.max_ctas || ctas > c.sms) continue;
-      const auto [msec, cpk] = skinny_ring(c, k, ctas, 5);
+      const auto [msec, cpk, cpk_max] = skinny_ring(c, k, ctas, 5);
       const double bps = (double)ctas * k.rows_b * K * 2 / (msec * 1e-3);
       Rec("tma_skinny_ctas").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
           .num("work_cycles", k.work).num("ctas", ctas).num("k_iters", (double)(K / 64)).num("ms", msec)
-          .num("b_bytes_per_s", bps).num("b_bytes_per_s_per_cta", bps / ctas).num("cycles_per_kblock", cpk).emit();
+          .num("b_bytes_per_s", bps).num("b_bytes_per_s_per_cta", bps / ctas).num("cycles_per_kblock", cpk).num("max_cycles_per_kblock", cpk_max).emit();
     }
   }
 }
@@ -770,14 +774,14 @@ static void bench_skinny_abox(Ctx& c) {
                         {"128 rows in bounds", {128, 128, 6, 562, 128}}};
   for (const Case& cs : cases) {
     const SkinnyRing& k = cs.ring;
-    for (int ctas : {8, 16, 32, 64}) {
+    for (int ctas : {8, 16, 32, 48, 64, 96}) {
       if (ctas > c.sms) continue;
-      const auto [msec, cpk] = skinny_ring(c, k, ctas, 5);
+      const auto [msec, cpk, cpk_max] = skinny_ring(c, k, ctas, 5);
       const double bps = (double)ctas * k.rows_b * K * 2 / (msec * 1e-3);
       Rec("tma_skinny_abox").str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_tensor_rows", k.a_tensor_rows)
           .num("tile_n", k.rows_b).num("stages", k.stages).num("work_cycles", k.work).num("ctas", ctas)
           .num("k_iters", (double)(K / 64)).num("ms", msec).num("b_bytes_per_s", bps)
-          .num("cycles_per_kblock", cpk).emit();
+          .num("cycles_per_kblock", cpk).num("max_cycles_per_kblock", cpk_max).emit();
     }
   }
 }
