@@ -91,6 +91,15 @@ def test_measured_values_may_not_be_fitted():
     assert [p.key for p in select_parameters(DIRECT)] == [DIRECT]
 
 
+def test_the_h200_copies_of_the_h100_fit_may_not_be_fitted():
+    """The H200 is never fitted (issue 8): its GH100 die-level values are the H100's fit, marked 'not fitted on H200
+    data', and calibrate refuses to fit them there (before 2026-11-25 the copied 'fit:' in their source let it)."""
+    h200 = load_hardware("h200")
+    for key in ("l2.lrc_merge_128b", "smem.write_port_share", "clock.tensor_power_fraction"):
+        with pytest.raises(CalibrationError, match="another GPU's fit"):
+            check_fittable(h200, [p for p in SM90_PARAMETERS if p.key == key])
+
+
 def _synthetic(hw, true_value):
     """Direct-epilogue points of the H100 dataset, 'measured' as the model predicts them at true_value."""
     frame, _ = measured_frame([H100_DATA])

@@ -216,6 +216,9 @@ def check_fittable(hw: HardwareSpec, params: Iterable[Parameter]) -> None:
             src = hw.source_of(p.key)
         except KeyError:
             raise CalibrationError(f"{p.key}: not a key of {hw.name}'s hardware file") from None
+        if "not fitted on" in src.lower():
+            raise CalibrationError(f"{p.key}: {hw.name}'s value is another GPU's fit, kept unfitted on purpose "
+                                   f"('{src[:60]}...'); fit it in that GPU's file")
         if not any(w in src.lower() for w in FITTABLE_SOURCE_WORDS):
             raise CalibrationError(f"{p.key}: its source is a measurement or datasheet value ('{src[:60]}...'); "
                                    f"only values marked estimate/calibrated/fit may be fitted")
