@@ -283,14 +283,12 @@ def _l2_efficiency_128b(doc: dict) -> float | None:
 
 
 def _power_model(doc: dict) -> dict | None:
-    """The power model's values of a parsed hardware file (for clock.short_power_ratio), or None if it lacks them."""
+    """The power model's values of a parsed hardware file that clock.short_power_ratio needs (the in-kernel power
+    (f / f_sustained)^gamma, derive._short_ratio), or None if it lacks them."""
     try:
-        c, g = doc["clock"], doc["gpu"]
+        c = doc["clock"]
         return {"sustained_tensor_hz": float(c["sustained_tensor_hz"]["value"]),
-                "power_exponent": float(c["power_exponent"]["value"]),
-                "tensor_power_fraction": float(c["tensor_power_fraction"]["value"]),
-                "launch_overhead_s": float(g.get("launch_overhead_s", {}).get("value", 0.0)),
-                "launch_gap_s": float(g.get("launch_gap_s", {}).get("value", 0.0))}
+                "power_exponent": float(c["power_exponent"]["value"])}
     except _MISSING:
         return None
 
