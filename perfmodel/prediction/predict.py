@@ -9,7 +9,7 @@ import enum
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from .analytic import AnalyticEstimate, analytic_estimate
 from .caveats import caveats
@@ -18,6 +18,9 @@ from ..errors import IllegalConfigError
 from ..hardware import HardwareSpec
 from ..legality import check
 from ..problem import GemmProblem
+
+if TYPE_CHECKING:
+    from ..sim.power import PowerLimits
 
 
 class Bottleneck(enum.Enum):
@@ -150,12 +153,12 @@ CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, c
 CLOCK_RERUN_TOLERANCE = 0.01
 
 
-def _guess_clock(problem, hw, inputs, clock: float, cap=1.0) -> float:
+def _guess_clock(problem, hw, inputs, clock: float, cap: float | PowerLimits = 1.0) -> float:
     from ..sim.power import power_limited_clock_hz, steady_activity
     return power_limited_clock_hz(steady_activity(inputs.params, inputs.schedule, clock, hw), problem, hw, cap)
 
 
-def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap=1.0):
+def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: float | PowerLimits = 1.0):
     """The clock this kernel's activity settles at under the board power cap (sim/power.py). Cycles
     only depend on the clock through HBM (and, with l2.sm_clock_scaling < 1, L2) bytes per cycle: the
     window is simulated again at the new clock when those carry a share of the time (one fixed-point
