@@ -13,8 +13,6 @@
 //        --skinny-abox]
 #include "mb_tma_common.cuh"
 
-#include <tuple>
-
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
@@ -698,12 +696,14 @@ static void bench_lrc_gemm(Ctx& c) {
 
 // One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
 // as our kernel's 128-row tiles at M = 64) streamed by `ctas` CTAs, one a SM, B of ctas x rows_b rows; `work` cycles
-// of consumer time a k-block. Returns {median ms over `reps` launches after an L2 flush, cycles a k-block of the median
-// CTA, of the slowest CTA} (the CTAs of the last launch).
+// of consumer time a k-block. Returns the median ms over `reps` launches after an L2 flush, the B stream it gives, and
+// the cycles a k-block of the median and of the slowest CTA (the CTAs of the last launch).
 // a_tensor_rows: the rows of A (64: the skinny GEMM's M; as many as rows_a: the A box in bounds); rows_a 0: no A box.
+constexpr uint64_t kSkinnyK = 28672;   // the skinny rings' K (bf16): 448 k-blocks of 64
 struct SkinnyRing { int rows_a, rows_b, stages, work; int a_tensor_rows = 64; };
-static std::tuple<double, double, double> skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
-  const uint64_t K = 28672, N = (uint64_t)ctas * k.rows_b, a_rows = (uint64_t)k.a_tensor_rows;
+struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock; };
+static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
+  const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b, a_rows = (uint64_t)k.a_tensor_rows;
   const Tensor2D A = {c.big.base, a_rows, K};
   const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
   CUtensorMap ma = make_map(A, 64, k.rows_a ? k.rows_a : 64, 128), mb = make_map(B, 64, k.rows_b, 128);
@@ -720,23 +720,29 @@ static std::tuple<double, double, double> skinny_ring(Ctx& c, const SkinnyRing& 
     }));
   }
   const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
-  return {median(ms_v), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
+  const double ms = median(ms_v);
+  return {ms, (double)N * K * 2 / (ms * 1e-3), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
+}
+
+// The fields every skinny record shares: the ring, the CTAs and what one skinny_ring run measured.
+static Rec& skinny_fields(Rec& rec, const SkinnyRing& k, int ctas, const SkinnyRun& run) {
+  return rec.num("tile_n", k.rows_b).num("stages", k.stages).num("work_cycles", k.work).num("ctas", ctas)
+      .num("k_iters", (double)(kSkinnyK / 64)).num("ms", run.ms).num("b_bytes_per_s", run.b_bytes_per_s)
+      .num("cycles_per_kblock", run.cycles_per_kblock).num("max_cycles_per_kblock", run.max_cycles_per_kblock);
 }
 
 // tma_skinny_walk: the same walk for a skinny GEMM (M = 64, N = 8192, K = 28672 bf16, one tile a CTA: 64 CTAs of
 // 128-wide tiles or 32 of 256-wide ones). Consumer work 0 (pure streaming) and the tile's MMA time as the model has
 // it (per k-block: instructions x 70.3 / 133 cycles, model 2026-11-25). Records "tma_skinny_walk".
 static void bench_skinny_walk(Ctx& c) {
-  const uint64_t K = 28672, N = 8192;
+  const uint64_t N = 8192;
   const SkinnyRing cases[] = {{128, 128, 6, 0}, {128, 128, 6, 562}, {128, 128, 4, 562}, {128, 128, 2, 562},
                               {64, 256, 5, 0}, {64, 256, 5, 532}, {128, 256, 4, 0}, {128, 256, 4, 1064},
                               {64, 128, 8, 0}, {64, 128, 8, 281}};
   for (const SkinnyRing& k : cases) {
     const int tiles_n = (int)(N / k.rows_b);
-    const auto [msec, cpk, cpk_max] = skinny_ring(c, k, tiles_n, g_ncu ? 1 : 5);
-    Rec("tma_skinny_walk").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
-        .num("work_cycles", k.work).num("ctas", tiles_n).num("k_iters", (double)(K / 64)).num("ms", msec)
-        .num("b_bytes_per_s", (double)N * K * 2 / (msec * 1e-3)).num("cycles_per_kblock", cpk).num("max_cycles_per_kblock", cpk_max).emit();
+    Rec rec("tma_skinny_walk");
+    skinny_fields(rec.num("tile_m", k.rows_a), k, tiles_n, skinny_ring(c, k, tiles_n, g_ncu ? 1 : 5)).emit();
   }
 }
 
@@ -744,7 +750,6 @@ static void bench_skinny_walk(Ctx& c) {
 // per-SM stream rate falls with the number of SMs streaming at once (chip load) or with the ring (issue 8's skinny
 // miss). Records "tma_skinny_ctas".
 static void bench_skinny_ctas(Ctx& c) {
-  const uint64_t K = 28672;
   struct Case { SkinnyRing ring; int max_ctas; };
   const Case cases[] = {{{128, 128, 6, 0}, 128}, {{128, 128, 6, 562}, 128}, {{64, 256, 5, 0}, 64},
                         {{128, 256, 4, 0}, 64}};
@@ -752,11 +757,10 @@ static void bench_skinny_ctas(Ctx& c) {
     const SkinnyRing& k = cs.ring;
     for (int ctas : {8, 16, 32, 48, 64, 96, 128}) {
       if (ctas > cs.max_ctas || ctas > c.sms) continue;
-      const auto [msec, cpk, cpk_max] = skinny_ring(c, k, ctas, 5);
-      const double bps = (double)ctas * k.rows_b * K * 2 / (msec * 1e-3);
-      Rec("tma_skinny_ctas").num("tile_m", k.rows_a).num("tile_n", k.rows_b).num("stages", k.stages)
-          .num("work_cycles", k.work).num("ctas", ctas).num("k_iters", (double)(K / 64)).num("ms", msec)
-          .num("b_bytes_per_s", bps).num("b_bytes_per_s_per_cta", bps / ctas).num("cycles_per_kblock", cpk).num("max_cycles_per_kblock", cpk_max).emit();
+      const SkinnyRun run = skinny_ring(c, k, ctas, 5);
+      Rec rec("tma_skinny_ctas");
+      skinny_fields(rec.num("tile_m", k.rows_a), k, ctas, run).num("b_bytes_per_s_per_cta", run.b_bytes_per_s / ctas)
+          .emit();
     }
   }
 }
@@ -766,7 +770,6 @@ static void bench_skinny_ctas(Ctx& c) {
 // as the GEMM), the 128-row A box in bounds, a 64-row A box; consumer work 0 and the tile's MMA time. Records
 // "tma_skinny_abox".
 static void bench_skinny_abox(Ctx& c) {
-  const uint64_t K = 28672;
   struct Case { const char* a_box; SkinnyRing ring; };
   const Case cases[] = {{"none", {0, 128, 6, 0}}, {"128 rows, 64 out of bounds", {128, 128, 6, 0, 64}},
                         {"128 rows in bounds", {128, 128, 6, 0, 128}}, {"64 rows", {64, 128, 6, 0, 64}},
@@ -776,12 +779,9 @@ static void bench_skinny_abox(Ctx& c) {
     const SkinnyRing& k = cs.ring;
     for (int ctas : {8, 16, 32, 48, 64, 96}) {
       if (ctas > c.sms) continue;
-      const auto [msec, cpk, cpk_max] = skinny_ring(c, k, ctas, 5);
-      const double bps = (double)ctas * k.rows_b * K * 2 / (msec * 1e-3);
-      Rec("tma_skinny_abox").str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_tensor_rows", k.a_tensor_rows)
-          .num("tile_n", k.rows_b).num("stages", k.stages).num("work_cycles", k.work).num("ctas", ctas)
-          .num("k_iters", (double)(K / 64)).num("ms", msec).num("b_bytes_per_s", bps)
-          .num("cycles_per_kblock", cpk).num("max_cycles_per_kblock", cpk_max).emit();
+      Rec rec("tma_skinny_abox");
+      rec.str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_tensor_rows", k.a_tensor_rows);
+      skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
     }
   }
 }
