@@ -8,9 +8,10 @@
 //    each CTA loading one half multicast to both; and the same with producer and consumer on separate
 //    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
 //  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas);
-//    (--skinny-abox) the 128x128 ring with and without its A box per stage (tma_skinny_abox).
+//    (--skinny-abox) the 128x128 ring with and without its A box per stage (tma_skinny_abox); (--skinny-private) that
+//    ring's A box shared by every CTA or each CTA's own (tma_skinny_private).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
-//        --skinny-abox]
+//        --skinny-abox | --skinny-private]
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -20,6 +21,7 @@ static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm
 static bool g_skinny_only = false; // only tma_skinny_walk
 static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
+static bool g_skinny_private = false; // only tma_skinny_private
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -207,7 +209,7 @@ __device__ __forceinline__ void tile_mn(int t, int tiles_m, int tiles_n, int ras
 __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
                                      int stages, int a_bytes, int b_bytes, int tiles, int k_iters, int tiles_m,
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
-                                     int work, unsigned long long* cycles) {
+                                     int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0) {
   extern __shared__ uint8_t raw[];
   const int stage_bytes = a_bytes + b_bytes;
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
@@ -229,7 +231,8 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
         if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
         mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
         const uint32_t dst = base + r.s * stage_bytes;
-        if (a_bytes) tma_load(dst, &ma, k * 64, m * a_rows, full + 8 * r.s);   // a_bytes 0: a B-only ring
+        if (a_bytes)   // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap
+          tma_load(dst, &ma, (a_kwrap ? k % a_kwrap : k) * 64, m * a_rows + (int)blockIdx.x * a_cta_rows, full + 8 * r.s);
         tma_load(dst + a_bytes, &mb, k * 64, b_row0 + n * b_rows, full + 8 * r.s);
       }
     }
@@ -700,10 +703,12 @@ static void bench_lrc_gemm(Ctx& c) {
 // the cycles a k-block of the median and of the slowest CTA (the CTAs of the last launch).
 // a_tensor_rows: the rows of A (64: the skinny GEMM's M; as many as rows_a: the A box in bounds); rows_a 0: no A box.
 constexpr uint64_t kSkinnyK = 28672;   // the skinny rings' K (bf16): 448 k-blocks of 64
-struct SkinnyRing { int rows_a, rows_b, stages, work; int a_tensor_rows = 64; };
+struct SkinnyRing { int rows_a, rows_b, stages, work; int a_tensor_rows = 64; bool a_private = false; int a_kwrap = 0; };
 struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock; };
 static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
-  const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b, a_rows = (uint64_t)k.a_tensor_rows;
+  // a_private: CTA i reads A rows [i x rows_a, (i + 1) x rows_a) (no line read by two CTAs), A has ctas x rows_a rows
+  const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b;
+  const uint64_t a_rows = k.a_private ? (uint64_t)ctas * k.rows_a : (uint64_t)k.a_tensor_rows;
   const Tensor2D A = {c.big.base, a_rows, K};
   const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
   CUtensorMap ma = make_map(A, 64, k.rows_a ? k.rows_a : 64, 128), mb = make_map(B, 64, k.rows_b, 128);
@@ -716,7 +721,8 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
     c.flush();
     ms_v.push_back(event_ms([&] {
       tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
-                                              k.rows_a, k.rows_b, 0, k.work, c.cycles);
+                                              k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
+                                              k.a_kwrap);
     }));
   }
   const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
@@ -781,6 +787,31 @@ static void bench_skinny_abox(Ctx& c) {
       if (ctas > c.sms) continue;
       Rec rec("tma_skinny_abox");
       rec.str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_tensor_rows", k.a_tensor_rows);
+      skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
+    }
+  }
+}
+
+// tma_skinny_private: whether the A box's cost in the skinny ring comes from every CTA reading the same A lines at
+// the same time (hot lines at their L2 slices) or from the A rows themselves (the SM's TMA): the 128x128 6-stage ring
+// with a 128-row (or 64-row) in-bounds A box that every CTA shares or that each CTA has to itself. A's k-blocks wrap
+// every 8 (an L2-resident A whether shared or private: 64 CTAs x 128 rows x 8 x 128 B = 8 MiB), so both variants read
+// A from L2 and only the sharing differs; no A box for reference. 8..64 CTAs (A and B of 64 CTAs fill the 1 GiB buffer).
+// Records "tma_skinny_private".
+static void bench_skinny_private(Ctx& c) {
+  struct Case { const char* a_box; SkinnyRing ring; };
+  const Case cases[] = {{"none", {0, 128, 6, 0}},
+                        {"128 rows shared", {128, 128, 6, 0, 128, false, 8}},
+                        {"128 rows private", {128, 128, 6, 0, 128, true, 8}},
+                        {"64 rows shared", {64, 128, 6, 0, 64, false, 8}},
+                        {"64 rows private", {64, 128, 6, 0, 64, true, 8}}};
+  for (const Case& cs : cases) {
+    const SkinnyRing& k = cs.ring;
+    for (int ctas : {8, 16, 32, 48, 64}) {
+      if (ctas > c.sms) continue;
+      Rec rec("tma_skinny_private");
+      rec.str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_private", k.a_private ? 1 : 0)
+          .num("a_kwrap", k.a_kwrap);
       skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
     }
   }
@@ -920,8 +951,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
     else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
     else if (!strcmp(argv[i], "--skinny-abox")) g_skinny_abox = true;
+    else if (!strcmp(argv[i], "--skinny-private")) g_skinny_private = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -944,6 +976,7 @@ int main(int argc, char** argv) {
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
   if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
+  if (g_skinny_private) { bench_skinny_private(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
