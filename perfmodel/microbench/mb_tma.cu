@@ -9,9 +9,10 @@
 //    warps on every SM, L2-bound, for what a multicast copy costs the L2 (tma_multicast_l2).
 //  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas);
 //    (--skinny-abox) the 128x128 ring with and without its A box per stage (tma_skinny_abox); (--skinny-private) that
-//    ring's A box shared by every CTA or each CTA's own (tma_skinny_private).
+//    ring's A box shared by every CTA or each CTA's own (tma_skinny_private); (--skinny-order) resident, fetched or
+//    private A boxes issued before or after B (tma_skinny_order).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
-//        --skinny-abox | --skinny-private]
+//        --skinny-abox | --skinny-private | --skinny-order]
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -22,6 +23,7 @@ static bool g_skinny_only = false; // only tma_skinny_walk
 static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
 static bool g_skinny_private = false; // only tma_skinny_private
+static bool g_skinny_order = false; // only tma_skinny_order
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -209,7 +211,8 @@ __device__ __forceinline__ void tile_mn(int t, int tiles_m, int tiles_n, int ras
 __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
                                      int stages, int a_bytes, int b_bytes, int tiles, int k_iters, int tiles_m,
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
-                                     int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0) {
+                                     int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
+                                     int a_after = 0) {
   extern __shared__ uint8_t raw[];
   const int stage_bytes = a_bytes + b_bytes;
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
@@ -231,9 +234,11 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
         if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
         mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
         const uint32_t dst = base + r.s * stage_bytes;
-        if (a_bytes)   // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap
-          tma_load(dst, &ma, (a_kwrap ? k % a_kwrap : k) * 64, m * a_rows + (int)blockIdx.x * a_cta_rows, full + 8 * r.s);
+        // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap; a_after: B first
+        const int a_col = (a_kwrap ? k % a_kwrap : k) * 64, a_row = m * a_rows + (int)blockIdx.x * a_cta_rows;
+        if (a_bytes && !a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
         tma_load(dst + a_bytes, &mb, k * 64, b_row0 + n * b_rows, full + 8 * r.s);
+        if (a_bytes && a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
       }
     }
   } else if (threadIdx.x == 32) {    // consumer: the MMAs' time, then release
@@ -703,7 +708,13 @@ static void bench_lrc_gemm(Ctx& c) {
 // the cycles a k-block of the median and of the slowest CTA (the CTAs of the last launch).
 // a_tensor_rows: the rows of A (64: the skinny GEMM's M; as many as rows_a: the A box in bounds); rows_a 0: no A box.
 constexpr uint64_t kSkinnyK = 28672;   // the skinny rings' K (bf16): 448 k-blocks of 64
-struct SkinnyRing { int rows_a, rows_b, stages, work; int a_tensor_rows = 64; bool a_private = false; int a_kwrap = 0; };
+struct SkinnyRing {
+  int rows_a, rows_b, stages, work;
+  int a_tensor_rows = 64;
+  bool a_private = false;
+  int a_kwrap = 0;
+  bool a_after = false;
+};
 struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock; };
 static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
   // a_private: CTA i reads A rows [i x rows_a, (i + 1) x rows_a) (no line read by two CTAs), A has ctas x rows_a rows
@@ -722,7 +733,7 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
     ms_v.push_back(event_ms([&] {
       tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
-                                              k.a_kwrap);
+                                              k.a_kwrap, k.a_after ? 1 : 0);
     }));
   }
   const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
@@ -812,6 +823,33 @@ static void bench_skinny_private(Ctx& c) {
       Rec rec("tma_skinny_private");
       rec.str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_private", k.a_private ? 1 : 0)
           .num("a_kwrap", k.a_kwrap);
+      skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
+    }
+  }
+}
+
+// tma_skinny_order: why an L2-resident A box slows the skinny ring more than a freshly fetched one (--skinny-private:
+// ~227 cycles a k-block at 8-16 CTAs whatever its rows). The 128x128 6-stage ring with a 64-row A box that is: L2-resident
+// (k-blocks wrapping every 8, or the same k-block every time), issued before or after the stage's B box; freshly
+// fetched with B and shared (as --skinny-abox); or each CTA's own rows from HBM (a second miss per stage). Records
+// "tma_skinny_order".
+static void bench_skinny_order(Ctx& c) {
+  struct Case { const char* a_box; SkinnyRing ring; };
+  const Case cases[] = {{"none", {0, 128, 6, 0}},
+                        {"resident, wrap 8, before B", {64, 128, 6, 0, 64, false, 8, false}},
+                        {"resident, wrap 8, after B", {64, 128, 6, 0, 64, false, 8, true}},
+                        {"resident, wrap 1, before B", {64, 128, 6, 0, 64, false, 1, false}},
+                        {"resident, wrap 1, after B", {64, 128, 6, 0, 64, false, 1, true}},
+                        {"fetched with B, shared", {64, 128, 6, 0, 64, false, 0, false}},
+                        {"private from HBM, before B", {64, 128, 6, 0, 64, true, 0, false}},
+                        {"private from HBM, after B", {64, 128, 6, 0, 64, true, 0, true}}};
+  for (const Case& cs : cases) {
+    const SkinnyRing& k = cs.ring;
+    for (int ctas : {8, 16, 32, 64}) {
+      if (ctas > c.sms) continue;
+      Rec rec("tma_skinny_order");
+      rec.str("a_box", cs.a_box).num("a_box_rows", k.rows_a).num("a_private", k.a_private ? 1 : 0)
+          .num("a_kwrap", k.a_kwrap).num("a_after", k.a_after ? 1 : 0);
       skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
     }
   }
@@ -952,8 +990,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
     else if (!strcmp(argv[i], "--skinny-abox")) g_skinny_abox = true;
     else if (!strcmp(argv[i], "--skinny-private")) g_skinny_private = true;
+    else if (!strcmp(argv[i], "--skinny-order")) g_skinny_order = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -977,6 +1016,7 @@ int main(int argc, char** argv) {
   if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
   if (g_skinny_private) { bench_skinny_private(c); return 0; }
+  if (g_skinny_order) { bench_skinny_order(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
