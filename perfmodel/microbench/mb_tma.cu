@@ -10,9 +10,11 @@
 //  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas);
 //    (--skinny-abox) the 128x128 ring with and without its A box per stage (tma_skinny_abox); (--skinny-private) that
 //    ring's A box shared by every CTA or each CTA's own (tma_skinny_private); (--skinny-order) resident, fetched or
-//    private A boxes issued before or after B (tma_skinny_order).
+//    private A boxes issued before or after B (tma_skinny_order);
+//  - (--gpc-probe) the SMs a grid lands on, the SMs that share a GPC (clusters of 2..16), and the skinny ring on
+//    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
-//        --skinny-abox | --skinny-private | --skinny-order]
+//        --skinny-abox | --skinny-private | --skinny-order | --gpc-probe]
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -24,6 +26,7 @@ static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
 static bool g_skinny_private = false; // only tma_skinny_private
 static bool g_skinny_order = false; // only tma_skinny_order
+static bool g_gpc_probe = false;    // only --gpc-probe
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -212,8 +215,17 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
                                      int stages, int a_bytes, int b_bytes, int tiles, int k_iters, int tiles_m,
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
                                      int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
-                                     int a_after = 0) {
+                                     int a_after = 0, const int* tile_of_smid = nullptr) {
   extern __shared__ uint8_t raw[];
+  // tile_of_smid: the CTA on SM s takes tile tile_of_smid[s] (its rank), or leaves at once if that is -1: a ring on
+  // chosen SMs (--gpc-probe); otherwise the CTA's rank is its blockIdx
+  int cta = (int)blockIdx.x;
+  if (tile_of_smid) {
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    cta = tile_of_smid[sm];
+    if (cta < 0) return;
+  }
   const int stage_bytes = a_bytes + b_bytes;
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
   if (threadIdx.x == 0) {
@@ -229,13 +241,13 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
     Ring r(stages);
     for (int j = 0; j < tiles; ++j) {
       int m, n;
-      tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, raster_n, group, m, n);
+      tile_mn((cta + (int)gridDim.x * j) % total, tiles_m, tiles_n, raster_n, group, m, n);
       for (int k = 0; k < k_iters; ++k, r.next()) {
         if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
         mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
         const uint32_t dst = base + r.s * stage_bytes;
         // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap; a_after: B first
-        const int a_col = (a_kwrap ? k % a_kwrap : k) * 64, a_row = m * a_rows + (int)blockIdx.x * a_cta_rows;
+        const int a_col = (a_kwrap ? k % a_kwrap : k) * 64, a_row = m * a_rows + cta * a_cta_rows;
         if (a_bytes && !a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
         tma_load(dst + a_bytes, &mb, k * 64, b_row0 + n * b_rows, full + 8 * r.s);
         if (a_bytes && a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
@@ -251,7 +263,18 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
       mbar_arrive(empty + 8 * cs);
       if (++cs == stages) { cs = 0; cpar ^= 1; }
     }
-    cycles[blockIdx.x] = clk() - t0;
+    cycles[cta] = clk() - t0;
+  }
+}
+
+// The SM a CTA runs on (%smid), after holding it `spin` cycles so that the grid's CTAs are resident together.
+__global__ void smid_kernel(int* out, long long spin) {
+  if (threadIdx.x == 0) {
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    out[blockIdx.x] = (int)sm;
+    const long long t0 = clk();
+    while (clk() - t0 < spin) {}
   }
 }
 
@@ -855,6 +878,134 @@ static void bench_skinny_order(Ctx& c) {
   }
 }
 
+// --gpc-probe: which SMs a grid of n CTAs lands on, which SMs share a GPC (a cluster's CTAs run in one GPC: clusters
+// of 2..16 CTAs, 16 with the non-portable size allowed), and the skinny ring (B-only and with the GEMM's
+// half-out-of-bounds A box) on n SMs of one GPC against n SMs spread over the GPCs (issue 8: whether the skinny
+// rings' per-SM stream depends on where their CTAs sit). Records "gpc_smid_order", "gpc_clusters", "tma_gpc_ring".
+static std::string join_ints(const std::vector<int>& v, char sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? std::string(1, sep) : std::string()) + std::to_string(v[i]);
+  return out;
+}
+
+// SM of every CTA of a grid of `grid` CTAs in clusters of `cluster` (1: no cluster); empty if the launch fails.
+static std::vector<int> smids_of(int grid, int cluster, int smem) {
+  int* d = nullptr;
+  CK(cudaMalloc(&d, grid * sizeof(int)));
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(32);
+  cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = cluster;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  std::vector<int> out;
+  if (cudaLaunchKernelEx(&cfg, smid_kernel, d, (long long)40000) == cudaSuccess &&
+      cudaDeviceSynchronize() == cudaSuccess) {
+    out.resize(grid);
+    CK(cudaMemcpy(out.data(), d, grid * sizeof(int), cudaMemcpyDeviceToHost));
+  }
+  (void)cudaGetLastError();
+  CK(cudaFree(d));
+  return out;
+}
+
+// The skinny ring on the SMs `sms` (one CTA each, ranks in that order): a grid of one CTA per SM where the CTAs on
+// other SMs leave at once. Same fields as skinny_ring.
+static SkinnyRun skinny_ring_on(Ctx& c, const SkinnyRing& k, const std::vector<int>& sms, int reps) {
+  const int ctas = (int)sms.size();
+  const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b, a_rows = (uint64_t)k.a_tensor_rows;
+  const Tensor2D A = {c.big.base, a_rows, K};
+  const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
+  CUtensorMap ma = make_map(A, 64, k.rows_a ? k.rows_a : 64, 128), mb = make_map(B, 64, k.rows_b, 128);
+  const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
+  const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
+  set_smem((const void*)tma_gemm_walk_kernel, smem);
+  std::vector<int> map(1024, -1);
+  for (int i = 0; i < ctas; ++i) map[sms[i]] = i;
+  int* d_map = nullptr;
+  CK(cudaMalloc(&d_map, map.size() * sizeof(int)));
+  CK(cudaMemcpy(d_map, map.data(), map.size() * sizeof(int), cudaMemcpyHostToDevice));
+  const int k_iters = (int)(K / 64);
+  std::vector<double> ms_v;
+  for (int rep = 0; rep < reps; ++rep) {
+    c.flush();
+    ms_v.push_back(event_ms([&] {
+      tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
+                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, 0, 0, 0, d_map);
+    }));
+  }
+  CK(cudaFree(d_map));
+  const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+  const double ms = median(ms_v);
+  return {ms, (double)N * K * 2 / (ms * 1e-3), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
+}
+
+static void bench_gpc_probe(Ctx& c) {
+  const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);   // the skinny 128x128 ring's: one CTA per SM
+  set_smem((const void*)smid_kernel, smem);
+  for (int n : {8, 16, 32, 48, 64, 96, 132}) {
+    if (n > c.sms) continue;
+    const std::vector<int> sm = smids_of(n, 1, smem);
+    Rec("gpc_smid_order").num("ctas", n).str("smids", join_ints(sm, ',').c_str()).emit();
+  }
+  std::vector<std::vector<int>> gpcs;   // the SM groups of the largest cluster that launched
+  for (int cs : {2, 4, 8, 16}) {
+    if (cs == 16 && cudaFuncSetAttribute((const void*)smid_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
+                        != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(cs * 64);
+    cfg.blockDim = dim3(32);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cs;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int max_clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&max_clusters, (const void*)smid_kernel, &cfg) != cudaSuccess || max_clusters < 1) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    const std::vector<int> sm = smids_of(cs * max_clusters, cs, smem);
+    if (sm.empty()) continue;
+    std::vector<std::vector<int>> groups;
+    std::string text;
+    for (int g = 0; g < max_clusters; ++g) {
+      groups.emplace_back(sm.begin() + g * cs, sm.begin() + (g + 1) * cs);
+      text += (g ? ";" : "") + join_ints(groups.back(), ',');
+    }
+    Rec("gpc_clusters").num("cluster", cs).num("max_active_clusters", max_clusters).str("groups", text.c_str()).emit();
+    gpcs = groups;
+  }
+  if (gpcs.size() < 2) return;
+  const SkinnyRing rings[] = {{0, 128, 6, 0}, {128, 128, 6, 0, 64}};
+  const size_t per = gpcs[0].size();
+  for (int n : {2, 4, 8, 16}) {
+    if ((size_t)n > per || (size_t)n > gpcs.size() * per) continue;
+    std::vector<int> one(gpcs[0].begin(), gpcs[0].begin() + n), spread;
+    for (int i = 0; (int)spread.size() < n; ++i) spread.push_back(gpcs[i % gpcs.size()][i / gpcs.size()]);
+    for (const SkinnyRing& k : rings) {
+      for (int placed = 0; placed < 2; ++placed) {
+        const std::vector<int>& set = placed ? spread : one;
+        Rec rec("tma_gpc_ring");
+        rec.str("placement", placed ? "spread over GPCs" : "one GPC").str("sms", join_ints(set, ',').c_str())
+            .str("a_box", k.rows_a ? "128 rows, 64 out of bounds" : "none");
+        skinny_fields(rec, k, n, skinny_ring_on(c, k, set, 5)).emit();
+      }
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -991,8 +1142,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--skinny-abox")) g_skinny_abox = true;
     else if (!strcmp(argv[i], "--skinny-private")) g_skinny_private = true;
     else if (!strcmp(argv[i], "--skinny-order")) g_skinny_order = true;
+    else if (!strcmp(argv[i], "--gpc-probe")) g_gpc_probe = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --gpc-probe])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1017,6 +1169,7 @@ int main(int argc, char** argv) {
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
   if (g_skinny_private) { bench_skinny_private(c); return 0; }
   if (g_skinny_order) { bench_skinny_order(c); return 0; }
+  if (g_gpc_probe) { bench_gpc_probe(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
