@@ -215,7 +215,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
                                      int stages, int a_bytes, int b_bytes, int tiles, int k_iters, int tiles_m,
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
                                      int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
-                                     int a_after = 0, const int* tile_of_smid = nullptr) {
+                                     int a_after = 0, const int* tile_of_smid = nullptr, int b_kwrap = 0) {
   extern __shared__ uint8_t raw[];
   // tile_of_smid: the CTA on SM s takes tile tile_of_smid[s] (its rank), or leaves at once if that is -1: a ring on
   // chosen SMs (--gpc-probe); otherwise the CTA's rank is its blockIdx
@@ -249,7 +249,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
         // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap; a_after: B first
         const int a_col = (a_kwrap ? k % a_kwrap : k) * 64, a_row = m * a_rows + cta * a_cta_rows;
         if (a_bytes && !a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
-        tma_load(dst + a_bytes, &mb, k * 64, b_row0 + n * b_rows, full + 8 * r.s);
+        tma_load(dst + a_bytes, &mb, (b_kwrap ? k % b_kwrap : k) * 64, b_row0 + n * b_rows, full + 8 * r.s);
         if (a_bytes && a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
       }
     }
@@ -737,6 +737,7 @@ struct SkinnyRing {
   bool a_private = false;
   int a_kwrap = 0;
   bool a_after = false;
+  int b_kwrap = 0;   // B's k-blocks wrap every b_kwrap (an L2-resident B stream), 0: B streams from HBM
 };
 struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock; };
 static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
@@ -936,7 +937,7 @@ static SkinnyRun skinny_ring_on(Ctx& c, const SkinnyRing& k, const std::vector<i
     c.flush();
     ms_v.push_back(event_ms([&] {
       tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
-                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, 0, 0, 0, d_map);
+                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, 0, 0, 0, d_map, k.b_kwrap);
     }));
   }
   CK(cudaFree(d_map));
@@ -988,9 +989,12 @@ static void bench_gpc_probe(Ctx& c) {
     gpcs = groups;
   }
   if (gpcs.size() < 2) return;
-  const SkinnyRing rings[] = {{0, 128, 6, 0}, {128, 128, 6, 0, 64}};
+  // B-only from HBM, with the GEMM's A box, and B-only from L2 (B's k-blocks wrapping every 8: 16 KB boxes, 128 KB a CTA)
+  SkinnyRing l2ring = {0, 128, 6, 0};
+  l2ring.b_kwrap = 8;
+  const SkinnyRing rings[] = {{0, 128, 6, 0}, {128, 128, 6, 0, 64}, l2ring};
   const size_t per = gpcs[0].size();
-  for (int n : {2, 4, 8, 16}) {
+  for (int n : {1, 2, 4, 8, 12, 16}) {
     if ((size_t)n > per || (size_t)n > gpcs.size() * per) continue;
     std::vector<int> one(gpcs[0].begin(), gpcs[0].begin() + n), spread;
     for (int i = 0; (int)spread.size() < n; ++i) spread.push_back(gpcs[i % gpcs.size()][i / gpcs.size()]);
@@ -998,8 +1002,9 @@ static void bench_gpc_probe(Ctx& c) {
       for (int placed = 0; placed < 2; ++placed) {
         const std::vector<int>& set = placed ? spread : one;
         Rec rec("tma_gpc_ring");
+        if (n == 1 && placed) continue;
         rec.str("placement", placed ? "spread over GPCs" : "one GPC").str("sms", join_ints(set, ',').c_str())
-            .str("a_box", k.rows_a ? "128 rows, 64 out of bounds" : "none");
+            .str("a_box", k.rows_a ? "128 rows, 64 out of bounds" : "none").str("b_source", k.b_kwrap ? "l2" : "hbm");
         skinny_fields(rec, k, n, skinny_ring_on(c, k, set, 5)).emit();
       }
     }
