@@ -919,7 +919,8 @@ static std::vector<int> smids_of(int grid, int cluster, int smem) {
 // other SMs leave at once. Same fields as skinny_ring.
 static SkinnyRun skinny_ring_on(Ctx& c, const SkinnyRing& k, const std::vector<int>& sms, int reps) {
   const int ctas = (int)sms.size();
-  const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b, a_rows = (uint64_t)k.a_tensor_rows;
+  const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b;
+  const uint64_t a_rows = k.a_private ? (uint64_t)ctas * k.rows_a : (uint64_t)k.a_tensor_rows;
   const Tensor2D A = {c.big.base, a_rows, K};
   const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
   CUtensorMap ma = make_map(A, 64, k.rows_a ? k.rows_a : 64, 128), mb = make_map(B, 64, k.rows_b, 128);
@@ -937,7 +938,8 @@ static SkinnyRun skinny_ring_on(Ctx& c, const SkinnyRing& k, const std::vector<i
     c.flush();
     ms_v.push_back(event_ms([&] {
       tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
-                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, 0, 0, 0, d_map, k.b_kwrap);
+                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
+                                               k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap);
     }));
   }
   CK(cudaFree(d_map));
@@ -992,9 +994,12 @@ static void bench_gpc_probe(Ctx& c) {
   // B-only from HBM, with the GEMM's A box, and B-only from L2 (B's k-blocks wrapping every 8: 16 KB boxes, 128 KB a CTA)
   SkinnyRing l2ring = {0, 128, 6, 0};
   l2ring.b_kwrap = 8;
-  const SkinnyRing rings[] = {{0, 128, 6, 0}, {128, 128, 6, 0, 64}, l2ring};
+  // and (does a GPC's link carry an A box every CTA shares once or once a CTA?) the A box in bounds, shared by
+  // every CTA or each CTA's own rows (from HBM, as B)
+  const SkinnyRing inbounds = {128, 128, 6, 0, 128}, own = {128, 128, 6, 0, 128, true};
+  const SkinnyRing rings[] = {{0, 128, 6, 0}, {128, 128, 6, 0, 64}, l2ring, inbounds, own};
   const size_t per = gpcs[0].size();
-  for (int n : {1, 2, 4, 8, 12, 16}) {
+  for (int n : {1, 4, 8, 12, 16}) {
     if ((size_t)n > per || (size_t)n > gpcs.size() * per) continue;
     std::vector<int> one(gpcs[0].begin(), gpcs[0].begin() + n), spread;
     for (int i = 0; (int)spread.size() < n; ++i) spread.push_back(gpcs[i % gpcs.size()][i / gpcs.size()]);
@@ -1004,7 +1009,9 @@ static void bench_gpc_probe(Ctx& c) {
         Rec rec("tma_gpc_ring");
         if (n == 1 && placed) continue;
         rec.str("placement", placed ? "spread over GPCs" : "one GPC").str("sms", join_ints(set, ',').c_str())
-            .str("a_box", k.rows_a ? "128 rows, 64 out of bounds" : "none").str("b_source", k.b_kwrap ? "l2" : "hbm");
+            .str("a_box", !k.rows_a ? "none" : k.a_private ? "128 rows, each CTA its own" :
+                          k.a_tensor_rows >= k.rows_a ? "128 rows in bounds, shared" : "128 rows, 64 out of bounds")
+            .str("b_source", k.b_kwrap ? "l2" : "hbm");
         skinny_fields(rec, k, n, skinny_ring_on(c, k, set, 5)).emit();
       }
     }
