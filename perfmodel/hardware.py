@@ -65,6 +65,13 @@ class GpuSection:
     # launch_overhead_s, the time the SMs idle between back-to-back launches (the power-limited clock averages
     # power over both: sim/power.py); absent: 0
     launch_gap_s: float = _f(0, 1e-3, optional=True)
+    # GPCs and the TMA loads each can have in flight (absent: not modelled). A GPC's SMs share one pool of
+    # outstanding loads, so a grid whose CTAs crowd one GPC runs that GPC's SMs with fewer bytes in flight each
+    # (sim/params.py). How a grid spreads: its first gpc_packed_ctas CTAs land on that many SMs of one GPC (two
+    # per TPC), the rest go round-robin over the GPCs, one SM of each TPC first (HardwareSpec.busiest_gpc_sms)
+    gpcs: int = _f(1, 64, int, optional=True)
+    gpc_packed_ctas: int = _f(0, 64, int, optional=True)
+    gpc_inflight_bytes: float = _f(1e4, 1e9, optional=True)   # bytes of TMA loads one GPC holds in flight
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -241,6 +248,30 @@ class HardwareSpec:
             raise ConfigError(f"clusters of {cluster_size} CTAs: how many reside at once on {self.name} is not measured "
                               f"(a cluster lives in one GPC; the model knows clusters of {sizes} CTAs)")
         return max(min(sms, self.gpu.sm_count) // max(cluster_size, 1), 1)
+
+    def busiest_gpc_sms(self, active_sms: int) -> int:
+        """SMs of the most crowded GPC when a grid occupies ``active_sms`` SMs (one CTA each): the first
+        gpu.gpc_packed_ctas land on that many SMs of one GPC, two per TPC; the rest go round-robin over the
+        GPCs, one SM of each free TPC, then the TPCs' other SMs, then the TPCs some GPCs have beyond
+        sm_count / (2 x gpcs) (our mb_tma --gpc-probe, %smid of grids of 8..132 CTAs, two H100 cards). 0 where
+        the GPCs are not modelled."""
+        g = self.gpu
+        if not g.gpcs or not g.gpc_inflight_bytes:
+            return 0
+        n = min(max(active_sms, 0), g.sm_count)
+        tpcs = g.sm_count // (2 * g.gpcs)
+        packed = min(g.gpc_packed_ctas or 0, n, 2 * tpcs)
+        counts = [packed] + [0] * (g.gpcs - 1)
+        left = n - packed
+        for _ in range(2):                               # one SM of each TPC, then the other
+            caps = [tpcs - (packed + 1) // 2] + [tpcs] * (g.gpcs - 1)
+            while left > 0 and any(caps):
+                for i in range(g.gpcs):
+                    if left and caps[i]:
+                        counts[i], caps[i], left = counts[i] + 1, caps[i] - 1, left - 1
+        for i in range(left):                            # the TPCs beyond 2 x tpcs per GPC, a pair at a time
+            counts[(i // 2) % g.gpcs] += 1
+        return max(counts)
 
     def hbm_bytes_per_clock(self, clock_hz: float) -> float:
         """Achievable HBM bytes per SM-clock cycle for the whole chip at the given clock."""

@@ -99,14 +99,13 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
                   for r in sk.itertuples()]
     assert len(sk) >= 10
-    assert 0.3 <= sk["rel_err"].max() <= 0.5                 # "up to 40%"
+    assert 0.25 <= sk["rel_err"].max() <= 0.4                # "up to 30%"
     mid = sk[(sk["ctas"] >= 40) & (sk["ctas"] <= 100)]["rel_err"]
-    lo, hi = (0.11, 0.17) if gpu == "h100-sxm" else (0.16, 0.24)
-    assert len(mid) >= 10 and lo <= mid.mean() <= hi         # "14% (H100) and 20% (H200) ... at 40-100 CTAs"
+    assert len(mid) >= 10 and 0.07 <= mid.mean() <= 0.13    # "10% ... on average at 40-100 CTAs"
     edge = sk[((sk["ctas"] > 24) & (sk["ctas"] < 40)) | (sk["ctas"] > 100)]["rel_err"]
-    assert len(edge) >= 5 and -0.02 <= edge.mean() <= 0.06   # "at most 6% at 25-40 and above 100"
+    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.07   # "-3% to +6% at 25-40 and above 100"
     quiet = sk[sk["ctas"] <= 24]["rel_err"]
-    assert len(quiet) >= 2 and abs(quiet.mean()) <= 0.02 and quiet.abs().max() <= 0.04   # "within 2% (4% at most)"
+    assert len(quiet) >= 2 and abs(quiet.mean()) <= 0.03 and quiet.abs().max() <= 0.06   # "within 3% (5% at most)"
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]
     assert len(n64) >= 8
     lo, hi = (0.04, 0.08) if gpu == "h100-sxm" else (0.07, 0.13)

@@ -377,7 +377,7 @@ def rounded(key: str, value: float) -> float | int:
     return round(value, 1)
 
 
-__all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product_of", "split_for_target",
+__all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product_of", "split_for_target", "gpc_inflight_bytes",
            "PRODUCT_SECTIONS"]
 
 
@@ -411,3 +411,29 @@ def hbm_queue_ns(records: list[dict], hbm_bytes_per_s: float, latency_cycles: fl
     q = sum(e * x for e, x in pts) / sum(x * x for _, x in pts)
     rms = (sum((e - q * x) ** 2 for e, x in pts) / len(pts)) ** 0.5
     return q, len(pts), rms
+
+
+# Rings on at least this many SMs of one GPC fill its pool of in-flight loads (mb_tma --gpc-probe: 8 SMs of one GPC
+# run as fast as 8 spread over the GPCs, 12 and 16 do not).
+GPC_POOL_MIN_SMS = 12
+
+
+def gpc_inflight_bytes(records: list[dict], latency_cycles: float, miss_latency_cycles: float) -> tuple[float, int] | None:
+    """(bytes, points): the TMA loads one GPC holds in flight. Every load of these rings misses L2 (B boxes from
+    HBM, alone or with each CTA's own A rows), so each byte is held for tma.latency_cycles +
+    tma.hbm_miss_latency_cycles; on GPC_POOL_MIN_SMS or more SMs of one GPC the pool is full, and by Little's law
+    it holds SMs x (bytes a k-block / cycles a k-block of the median CTA) x that latency. Median over the points;
+    None without any."""
+    vals = []
+    for r in records:
+        if r.get("bench") != "tma_gpc_ring" or r.get("placement") != "one GPC" or r["ctas"] < GPC_POOL_MIN_SMS:
+            continue
+        if r.get("b_source", "hbm") != "hbm" or r["a_box"] not in ("none", "128 rows, each CTA its own"):
+            continue
+        stage = 128 * r["tile_n"] * (2 if r["a_box"] != "none" else 1)
+        vals.append(r["ctas"] * stage / r["cycles_per_kblock"] * (latency_cycles + miss_latency_cycles))
+    if not vals:
+        return None
+    vals.sort()
+    n = len(vals)
+    return (vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])), n

@@ -295,6 +295,22 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
                    b_miss_fraction=min(read_b / (l2_b * cta_stages), 1.0) if l2_b > 0 else 0.0)
 
 
+def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: Traffic) -> tuple[float, float]:
+    """(bytes one CTA's stage has in flight, the part that waits as long as an L2 miss): its L2 reads after
+    multicast, of which the rows that miss L2 and the rows beyond the matrix edge (zero fill: they hold their
+    place as long as a miss; our mb_tma --gpc-probe, a half out-of-bounds A box against one in bounds)."""
+    mc_a, mc_b = multicast_factors(cfg)
+    a = a_stage_bytes(problem, cfg) / mc_a
+    b = b_stage_bytes(problem, cfg) / mc_b
+    rows_a = math.ceil(problem.m / cfg.tile_m) * cfg.tile_m
+    rows_b = math.ceil(problem.n / cfg.tile_n) * cfg.tile_n
+    oob_a, oob_b = 1 - problem.m / rows_a, 1 - problem.n / rows_b
+    sf = scale_stage_bytes(problem, cfg)
+    miss = (a * (oob_a + (1 - oob_a) * traf.a_miss_fraction) + b * (oob_b + (1 - oob_b) * traf.b_miss_fraction)
+            + sf * max(traf.a_miss_fraction, traf.b_miss_fraction))
+    return a + b + sf, miss
+
+
 def _a_bytes(problem: GemmProblem) -> int:
     """A's share of problem.min_hbm_bytes (the compulsory traffic)."""
     return problem.operand_bytes(problem.a_dtype, problem.m * problem.k) // (2 if problem.sparse_a else 1) * problem.batch

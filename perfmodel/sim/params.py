@@ -14,7 +14,7 @@ from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_b
 from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
-from .memory import (Traffic, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage, multicast_factors,
+from .memory import (Traffic, gpc_inflight_bytes_per_stage, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage, multicast_factors,
                      store_l2_bytes_per_tile, tma_bytes_per_clock, traffic)
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
@@ -67,6 +67,10 @@ class SimParams:
     l2_tag_lookups_per_clock: float = 0.0   # this SM's share of the chip's lookups per SM cycle
     miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
     release_delay_cycles: float = 0.0  # a multicast stage's release reaches its producer this much later (peers)
+    gpc_stage_bytes: float = 0.0      # a stage's bytes in flight (its L2 reads) and the part that waits as long
+    gpc_miss_bytes: float = 0.0       # as an HBM miss (gpu.gpc_inflight_bytes; memory.gpc_inflight_bytes_per_stage)
+    gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
+    l2_share_gpc_bound: bool = False  # l2_bytes_per_clock is that GPC's in-flight pool's limit, not the L2's share
 
     @property
     def tag_cycles_per_stage(self) -> float:
@@ -195,9 +199,24 @@ def l2_bytes_per_sm_clock(hw: HardwareSpec, clock_hz: float) -> float:
     return l2.bandwidth_bytes_per_clock * (l2.bandwidth_clock_hz / clock_hz) ** (1.0 - l2.sm_clock_scaling)
 
 
-def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule) -> dict:
-    """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock."""
-    return {"l2_bytes_per_clock": l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms,
+def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_per_stage: float,
+                   gpc_bytes: tuple[float, float] = (0.0, 0.0)) -> dict:
+    """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock. The L2
+    share is also held to what the SM's share of its GPC's in-flight TMA loads allows (gpu.gpc_inflight_bytes
+    over the SMs of the busiest GPC: a grid that crowds one GPC is as slow as that GPC's SMs): a stage holds its
+    bytes (gpc_bytes: all, the miss-like part) for tma.latency_cycles, the miss-like ones an HBM miss longer, so
+    the SM completes at most (its share of the pool) / (those byte-cycles) stages a cycle; converted to the L2
+    occupancy bytes the L2 server counts."""
+    l2 = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
+    crowd = hw.busiest_gpc_sms(sched.active_sms)
+    total, miss = gpc_bytes
+    pool_bound = False
+    if crowd and total > 0 and l2_bytes_per_stage > 0:
+        held = total * hw.tma.latency_cycles + miss * _hbm_latency(hw, clock_hz)[0]   # byte-cycles a stage
+        pooled = hw.gpu.gpc_inflight_bytes / crowd * l2_bytes_per_stage / held
+        pool_bound = pooled < l2
+        l2 = min(l2, pooled)
+    return {"l2_bytes_per_clock": l2, "gpc_crowd_sms": crowd, "l2_share_gpc_bound": pool_bound,
             "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
             "l2_tag_lookups_per_clock": (hw.l2.tag_lookups_per_s or 0.0) / clock_hz / sched.active_sms}
 
@@ -213,7 +232,9 @@ def _latencies(hw: HardwareSpec, clock_hz: float, traf: Traffic) -> dict:
 def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
     """The same inputs at another SM clock (equal to build_inputs at that clock, without recomputing the
     schedule, the traffic and the per-stage quantities)."""
-    params = dataclasses.replace(inputs.params, **_memory_shares(hw, clock_hz, inputs.schedule),
+    p = inputs.params
+    params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule, p.l2_bytes_per_stage,
+                                                     (p.gpc_stage_bytes, p.gpc_miss_bytes)),
                                  **_latencies(hw, clock_hz, inputs.traffic))
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
@@ -251,6 +272,9 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         writes += 2 * out_bytes / k_iters
     smem_c = read_c + hw.smem.write_port_share * writes / (issuers * n_instr) / hw.smem.read_bytes_per_clock_per_sm
     acc_bytes = cfg.tile_m * cfg.tile_n * problem.acc_dtype.bits / 8
+    l2_occ = c * (l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
+                  + store_l2_bytes_per_tile(problem, cfg, hw) / k_iters)
+    gpc_b = tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf))   # (all, miss-like) in flight
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
         persistent=sch.persistent,
@@ -260,15 +284,15 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         stage_tx_bytes=c * sbytes * cfg.cta_group, stage_smem_bytes=c * sbytes,
         # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
         # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
-        l2_bytes_per_stage=c * (l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
-                                + store_l2_bytes_per_tile(problem, cfg, hw) / k_iters),
+        l2_bytes_per_stage=l2_occ,
         l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
         l2_tag_lookups_per_stage=0.0 if cp_async else c * l2_tag_lookups_per_stage(problem, cfg, hw, traf),
         hbm_bytes_per_stage=c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
             sched.n_tiles * cfg.cluster_size * k_iters)),
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
                              else tma_bytes_per_clock(problem, cfg, hw)),
-        **_memory_shares(hw, clock_hz, sched), **_latencies(hw, clock_hz, traf),
+        gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1],
+        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b), **_latencies(hw, clock_hz, traf),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,

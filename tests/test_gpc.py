@@ -1,0 +1,76 @@
+"""The GPCs' pool of in-flight TMA loads (gpu.gpc_inflight_bytes) and where a grid's CTAs land
+(HardwareSpec.busiest_gpc_sms): the placement law reproduces the measured grids, the pool's value is what the
+committed microbenchmark gives, and the pool slows grids that crowd one GPC but leaves full-chip grids alone."""
+import json
+import pathlib
+
+import pytest
+
+from perfmodel.config import KernelConfig
+from perfmodel.hardware import load_hardware
+from perfmodel.microbench.derive import gpc_inflight_bytes
+from perfmodel.prediction.predict import predict
+from perfmodel.problem import make_problem
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+H100 = load_hardware("h100-sxm")
+PROBES = ["h100-80gb-hbm3-2026-11-25-gpc-probe.json", "h100-80gb-hbm3-2026-11-25-gpc-probe-second.json",
+          "h100-80gb-hbm3-2026-11-25-gpc-probe-third.json"]
+SKINNY = "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma"
+WIDE = "128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma"
+
+
+def _records(names=PROBES) -> list[dict]:
+    out = []
+    for name in names:
+        out += json.loads((ROOT / "data/microbench" / name).read_text())["records"]
+    return out
+
+
+def _gpc_of_sm(records: list[dict]) -> dict[int, int]:
+    """GPC of every SM from one probe: the clusters of 16 give seven GPCs; the SMs left over are GPC 0's, but the
+    two TPCs (120-123) that the grid of 132 CTAs takes right after SMs of an 18-SM GPC belong to that one."""
+    groups = next(r for r in records if r["bench"] == "gpc_clusters" and r["cluster"] == 16)["groups"]
+    gpc = {int(s): i + 1 for i, g in enumerate(groups.split(";")) for s in g.split(",")}
+    order = [int(s) for s in next(r for r in records if r["bench"] == "gpc_smid_order" and r["ctas"] == 132)
+             ["smids"].split(",")]
+    for i, sm in enumerate(order):
+        if sm not in gpc:
+            gpc[sm] = gpc[order[i - 1]] if 120 <= sm < 124 else 0
+    return gpc
+
+
+def test_the_placement_law_gives_the_measured_busiest_gpc():
+    gpc = _gpc_of_sm(_records(PROBES[:1]))
+    assert sorted(list(gpc.values()).count(g) for g in set(gpc.values())) == [16] * 6 + [18] * 2
+    grids = [r for r in _records() if r["bench"] == "gpc_smid_order"]      # three cards
+    assert len(grids) == 21
+    for r in grids:
+        counts: dict[int, int] = {}
+        for sm in r["smids"].split(","):
+            counts[gpc[int(sm)]] = counts.get(gpc[int(sm)], 0) + 1
+        assert H100.busiest_gpc_sms(r["ctas"]) == max(counts.values()), r["ctas"]
+    assert load_hardware("b200").busiest_gpc_sms(64) == 0      # not measured there: not modelled
+
+
+def test_the_pool_is_what_the_microbenchmark_gives():
+    got = gpc_inflight_bytes(_records(), H100.tma.latency_cycles, H100.tma.hbm_miss_latency_cycles)
+    assert got is not None and got[1] >= 6
+    assert got[0] == pytest.approx(H100.gpu.gpc_inflight_bytes, rel=0.01)
+
+
+def _tflops(shape: str, name: str, hw) -> float:
+    return predict(make_problem(shape, "bf16"), KernelConfig.from_name(name), hw, clock="boost").tflops
+
+
+def test_the_pool_slows_crowded_grids_only():
+    unbounded = H100.with_values(**{"gpu.gpc_inflight_bytes": 1e9})
+    # 64 CTAs: 12 on the busiest GPC, each with 6 stages of 32 KB whose B boxes and out-of-bounds A rows wait
+    # as long as an HBM miss
+    assert _tflops("64x8192x28672", SKINNY, H100) < 0.97 * _tflops("64x8192x28672", SKINNY, unbounded)
+    # 8 CTAs: all on one GPC, but their MMAs bound them
+    assert _tflops("64x1024x28672", SKINNY, H100) == pytest.approx(_tflops("64x1024x28672", SKINNY, unbounded),
+                                                                   rel=0.01)
+    # the whole chip: L2 hits return fast, so 18 SMs' share of the pool holds their rings
+    assert _tflops("8192x8192x8192", WIDE, H100) == pytest.approx(_tflops("8192x8192x8192", WIDE, unbounded),
+                                                                  rel=0.002)
