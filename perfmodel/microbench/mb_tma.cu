@@ -740,8 +740,10 @@ struct SkinnyRing {
   int b_kwrap = 0;   // B's k-blocks wrap every b_kwrap (an L2-resident B stream), 0: B streams from HBM
 };
 struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock; };
-static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
+static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, const std::vector<int>* on = nullptr) {
   // a_private: CTA i reads A rows [i x rows_a, (i + 1) x rows_a) (no line read by two CTAs), A has ctas x rows_a rows
+  // on: the ring runs on these SMs (one CTA each, ranks in that order): a grid of one CTA per SM whose CTAs on other
+  // SMs leave at once (--gpc-probe); ctas is then on->size()
   const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b;
   const uint64_t a_rows = k.a_private ? (uint64_t)ctas * k.rows_a : (uint64_t)k.a_tensor_rows;
   const Tensor2D A = {c.big.base, a_rows, K};
@@ -750,16 +752,24 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps) {
   const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
   const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
   set_smem((const void*)tma_gemm_walk_kernel, smem);
-  const int k_iters = (int)(K / 64);
+  int* d_map = nullptr;
+  if (on) {
+    std::vector<int> map(1024, -1);
+    for (int i = 0; i < ctas; ++i) map[(*on)[i]] = i;
+    CK(cudaMalloc(&d_map, map.size() * sizeof(int)));
+    CK(cudaMemcpy(d_map, map.data(), map.size() * sizeof(int), cudaMemcpyHostToDevice));
+  }
+  const int k_iters = (int)(K / 64), grid = on ? c.sms : ctas;
   std::vector<double> ms_v;
   for (int rep = 0; rep < reps; ++rep) {
     c.flush();
     ms_v.push_back(event_ms([&] {
-      tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
+      tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
-                                              k.a_kwrap, k.a_after ? 1 : 0);
+                                              k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap);
     }));
   }
+  if (d_map) CK(cudaFree(d_map));
   const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
   const double ms = median(ms_v);
   return {ms, (double)N * K * 2 / (ms * 1e-3), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
@@ -889,21 +899,28 @@ static std::string join_ints(const std::vector<int>& v, char sep) {
   return out;
 }
 
-// SM of every CTA of a grid of `grid` CTAs in clusters of `cluster` (1: no cluster); empty if the launch fails.
-static std::vector<int> smids_of(int grid, int cluster, int smem) {
-  int* d = nullptr;
-  CK(cudaMalloc(&d, grid * sizeof(int)));
+// A launch of smid_kernel: `grid` CTAs of one warp with `smem` bytes, in clusters of `cluster` (1: none); `attr`
+// holds the cluster attribute the config points at.
+static cudaLaunchConfig_t smid_launch(int grid, int cluster, int smem, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(32);
   cfg.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = cluster;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = cluster;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = cluster > 1 ? 1 : 0;
+  return cfg;
+}
+
+// SM of every CTA of a grid of `grid` CTAs in clusters of `cluster` (1: no cluster); empty if the launch fails.
+static std::vector<int> smids_of(int grid, int cluster, int smem) {
+  int* d = nullptr;
+  CK(cudaMalloc(&d, grid * sizeof(int)));
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = smid_launch(grid, cluster, smem, &attr);
   std::vector<int> out;
   if (cudaLaunchKernelEx(&cfg, smid_kernel, d, (long long)40000) == cudaSuccess &&
       cudaDeviceSynchronize() == cudaSuccess) {
@@ -913,39 +930,6 @@ static std::vector<int> smids_of(int grid, int cluster, int smem) {
   (void)cudaGetLastError();
   CK(cudaFree(d));
   return out;
-}
-
-// The skinny ring on the SMs `sms` (one CTA each, ranks in that order): a grid of one CTA per SM where the CTAs on
-// other SMs leave at once. Same fields as skinny_ring.
-static SkinnyRun skinny_ring_on(Ctx& c, const SkinnyRing& k, const std::vector<int>& sms, int reps) {
-  const int ctas = (int)sms.size();
-  const uint64_t K = kSkinnyK, N = (uint64_t)ctas * k.rows_b;
-  const uint64_t a_rows = k.a_private ? (uint64_t)ctas * k.rows_a : (uint64_t)k.a_tensor_rows;
-  const Tensor2D A = {c.big.base, a_rows, K};
-  const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
-  CUtensorMap ma = make_map(A, 64, k.rows_a ? k.rows_a : 64, 128), mb = make_map(B, 64, k.rows_b, 128);
-  const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
-  const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
-  set_smem((const void*)tma_gemm_walk_kernel, smem);
-  std::vector<int> map(1024, -1);
-  for (int i = 0; i < ctas; ++i) map[sms[i]] = i;
-  int* d_map = nullptr;
-  CK(cudaMalloc(&d_map, map.size() * sizeof(int)));
-  CK(cudaMemcpy(d_map, map.data(), map.size() * sizeof(int), cudaMemcpyHostToDevice));
-  const int k_iters = (int)(K / 64);
-  std::vector<double> ms_v;
-  for (int rep = 0; rep < reps; ++rep) {
-    c.flush();
-    ms_v.push_back(event_ms([&] {
-      tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
-                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
-                                               k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap);
-    }));
-  }
-  CK(cudaFree(d_map));
-  const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
-  const double ms = median(ms_v);
-  return {ms, (double)N * K * 2 / (ms * 1e-3), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
 }
 
 static void bench_gpc_probe(Ctx& c) {
@@ -963,17 +947,8 @@ static void bench_gpc_probe(Ctx& c) {
       (void)cudaGetLastError();
       continue;
     }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(cs * 64);
-    cfg.blockDim = dim3(32);
-    cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cs;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = smid_launch(cs * 64, cs, smem, &attr);
     int max_clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&max_clusters, (const void*)smid_kernel, &cfg) != cudaSuccess || max_clusters < 1) {
       (void)cudaGetLastError();
@@ -1012,7 +987,7 @@ static void bench_gpc_probe(Ctx& c) {
             .str("a_box", !k.rows_a ? "none" : k.a_private ? "128 rows, each CTA its own" :
                           k.a_tensor_rows >= k.rows_a ? "128 rows in bounds, shared" : "128 rows, 64 out of bounds")
             .str("b_source", k.b_kwrap ? "l2" : "hbm");
-        skinny_fields(rec, k, n, skinny_ring_on(c, k, set, 5)).emit();
+        skinny_fields(rec, k, n, skinny_ring(c, k, n, 5, &set)).emit();
       }
     }
   }
