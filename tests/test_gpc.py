@@ -74,3 +74,15 @@ def test_the_pool_slows_crowded_grids_only():
     # the whole chip: L2 hits return fast, so 18 SMs' share of the pool holds their rings
     assert _tflops("8192x8192x8192", WIDE, H100) == pytest.approx(_tflops("8192x8192x8192", WIDE, unbounded),
                                                                   rel=0.002)
+
+
+def test_calibrate_microbench_derives_the_pool():
+    """`perfmodel calibrate --microbench` writes gpu.gpc_inflight_bytes from a run's GPC probe, read at the hardware
+    file's TMA latencies; without them (or without probe records) it writes nothing for it."""
+    from perfmodel.microbench.derive import derive_updates
+    doc = {"records": _records(PROBES[2:])}
+    lat = (H100.tma.latency_cycles, H100.tma.hbm_miss_latency_cycles)
+    pool = [u for u in derive_updates(doc, 3.35e12, 0.886, None, lat) if u.key == "gpu.gpc_inflight_bytes"]
+    assert len(pool) == 1 and pool[0].value == pytest.approx(H100.gpu.gpc_inflight_bytes, rel=0.01)
+    assert not [u for u in derive_updates(doc, 3.35e12, 0.886, None, None) if u.key.startswith("gpu.gpc")]
+    assert not [u for u in derive_updates({"records": []}, 3.35e12, 0.886, None, lat) if u.key.startswith("gpu.gpc")]

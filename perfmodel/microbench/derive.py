@@ -323,10 +323,11 @@ def _short_ratio(recs: list[dict], power: dict | None) -> Update | None:
 
 
 def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
-                   l2_efficiency_128b: float | None = None, power: dict | None = None) -> list[Update]:
+                   l2_efficiency_128b: float | None = None, power: dict | None = None,
+                   tma_latencies: tuple[float, float] | None = None) -> list[Update]:
     """All hardware values the records support (missing benchmarks are skipped). The pitch parameters
     are in L2 bytes relative to an aligned 128-byte row, so they need the hardware file's
-    tma.l2_efficiency_128b."""
+    tma.l2_efficiency_128b; the GPC pool is read at its tma.latency_cycles + tma.hbm_miss_latency_cycles."""
     recs = doc.get("records", [])
     dev = (select(recs, "device") or [{}])[0]
     l2_bytes = dev.get("l2_bytes", 50 * MIB)
@@ -339,7 +340,19 @@ def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
         lambda: _launch(recs)]
     for g in groups:
         found.extend(g())
+    if tma_latencies is not None:
+        found.append(_gpc_pool(recs, *tma_latencies))
     return [u for u in found if u is not None]
+
+
+def _gpc_pool(recs: list[dict], latency_cycles: float, miss_latency_cycles: float) -> Update | None:
+    got = gpc_inflight_bytes(recs, latency_cycles, miss_latency_cycles)
+    if got is None:
+        return None
+    return Update("gpu.gpc_inflight_bytes", got[0], "mb_tma/tma_gpc_ring",
+                  f"median over {got[1]} all-miss skinny rings on {GPC_POOL_MIN_SMS}+ SMs of one GPC of SMs x bytes a "
+                  f"k-block / cycles a k-block x {latency_cycles + miss_latency_cycles:.0f} cycles (Little's law at "
+                  f"tma.latency_cycles + tma.hbm_miss_latency_cycles)")
 
 
 # Sections whose values belong to the product (memory type, L2 enabled, power limit and cooling) rather

@@ -179,6 +179,8 @@ def measure(args, command: str) -> dict:
         t_idle1 = time.monotonic()
         for name in _selected(args):
             _run_one(doc, logs, str(bins[name].path), name, extra, PROGRAM_TIMEOUT_S)
+        if "mb_tma" in _selected(args):   # where a grid's CTAs land, and a GPC's pool of in-flight loads (~1 s)
+            _run_one(doc, logs, str(bins["mb_tma"].path), "mb_tma", ["--gpc-probe"], PROGRAM_TIMEOUT_S)
         if getattr(args, "ncu", False) and "mb_pitch" in _selected(args):
             _ncu_pitch(doc, logs, str(bins["mb_pitch"].path))
         gap_s = getattr(args, "gap_seconds", 0.0) or 0.0
@@ -278,6 +280,15 @@ def _toml_facts(doc: dict) -> tuple[float | None, str]:
 def _l2_efficiency_128b(doc: dict) -> float | None:
     try:
         return float(doc["tma"]["l2_efficiency_128b"]["value"])
+    except _MISSING:
+        return None
+
+
+def _tma_latencies(doc: dict) -> tuple[float, float] | None:
+    """(tma.latency_cycles, tma.hbm_miss_latency_cycles) of a parsed hardware file: the latency at which
+    derive.gpc_inflight_bytes reads the GPC probe, or None if it lacks them."""
+    try:
+        return float(doc["tma"]["latency_cycles"]["value"]), float(doc["tma"]["hbm_miss_latency_cycles"]["value"])
     except _MISSING:
         return None
 
@@ -383,7 +394,8 @@ def run(args, command: str) -> int:
     hw_doc = _toml_doc(toml_path)
     datasheet_hbm, target = _toml_facts(hw_doc)
     try:
-        updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(hw_doc), _power_model(hw_doc))
+        updates = derive_updates(doc, datasheet_hbm, _l2_efficiency_128b(hw_doc), _power_model(hw_doc),
+                                 _tma_latencies(hw_doc))
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:   # a record missing a field
         raise MicrobenchError(f"{path}: a record lacks a field or holds a wrong type ({type(exc).__name__}: "
                               f"{' '.join(str(exc).split())[:120]})") from None
