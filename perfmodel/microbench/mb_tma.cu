@@ -935,10 +935,15 @@ static std::vector<int> smids_of(int grid, int cluster, int smem) {
 static void bench_gpc_probe(Ctx& c) {
   const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);   // the skinny 128x128 ring's: one CTA per SM
   set_smem((const void*)smid_kernel, smem);
-  for (int n : {8, 16, 32, 48, 64, 96, 132}) {
-    if (n > c.sms) continue;
-    const std::vector<int> sm = smids_of(n, 1, smem);
-    Rec("gpc_smid_order").num("ctas", n).str("smids", join_ints(sm, ',').c_str()).emit();
+  for (int cluster : {1, 2, 4}) {          // plain grids, and grids of clusters of 2 and 4 CTAs
+    for (int n : {8, 16, 32, 48, 64, 96, 120, 132}) {
+      if (n > c.sms || n % cluster || (cluster > 1 && n > 120)) continue;
+      const std::vector<int> sm = smids_of(n, cluster, smem);
+      if (sm.empty()) continue;
+      Rec rec("gpc_smid_order");
+      if (cluster > 1) rec.num("cluster", cluster);
+      rec.num("ctas", n).str("smids", join_ints(sm, ',').c_str()).emit();
+    }
   }
   std::vector<std::vector<int>> gpcs;   // the SM groups of the largest cluster that launched
   for (int cs : {2, 4, 8, 16}) {
