@@ -249,26 +249,36 @@ class HardwareSpec:
                               f"(a cluster lives in one GPC; the model knows clusters of {sizes} CTAs)")
         return max(min(sms, self.gpu.sm_count) // max(cluster_size, 1), 1)
 
-    def busiest_gpc_sms(self, active_sms: int) -> int:
-        """SMs of the most crowded GPC when a grid occupies ``active_sms`` SMs (one CTA each): the first
-        gpu.gpc_packed_ctas land on that many SMs of one GPC, two per TPC; the rest go round-robin over the
-        GPCs, one SM of each free TPC, then the TPCs' other SMs, then the TPCs some GPCs have beyond
-        sm_count / (2 x gpcs) (our mb_tma --gpc-probe, %smid of grids of 8..132 CTAs, two H100 cards). 0 where
-        the GPCs are not modelled."""
+    def busiest_gpc_sms(self, active_sms: int, cluster_size: int = 1) -> int:
+        """SMs of the most crowded GPC when a grid occupies ``active_sms`` SMs (one CTA each) in clusters of
+        ``cluster_size``. Plain grids and clusters of 2: the first gpu.gpc_packed_ctas land on that many SMs of
+        one GPC (two per TPC). The rest go round-robin over the GPCs, a cluster at a time: a plain grid one SM of
+        each free TPC first, then the TPCs' other SMs; clusters take whole TPCs. Clusters of 4 and more start
+        spread, and never use those packed SMs. The TPCs some GPCs have beyond sm_count / (2 x gpcs) come last.
+        Our mb_tma --gpc-probe: %smid of grids of 8..132 CTAs on two H100 cards and an H200, and of clusters of 2
+        and 4 on the H200. 0 where the GPCs are not modelled."""
         g = self.gpu
         if not g.gpcs or not g.gpc_inflight_bytes:
             return 0
         n = min(max(active_sms, 0), g.sm_count)
+        unit = max(cluster_size, 1)
         tpcs = g.sm_count // (2 * g.gpcs)
-        packed = min(g.gpc_packed_ctas or 0, n, 2 * tpcs)
+        region = min(g.gpc_packed_ctas or 0, 2 * tpcs)      # the packed SMs (whole TPCs of GPC 0)
+        packed = min(region, n) if unit <= 2 else 0
         counts = [packed] + [0] * (g.gpcs - 1)
         left = n - packed
-        for _ in range(2):                               # one SM of each TPC, then the other
-            caps = [tpcs - (packed + 1) // 2] + [tpcs] * (g.gpcs - 1)
-            while left > 0 and any(caps):
+        caps = [2 * tpcs - region] + [2 * tpcs] * (g.gpcs - 1)   # SMs each GPC offers the round-robin
+        if unit == 1:                                    # one SM of each TPC, then the other
+            halves = [[c // 2 for c in caps], [c - c // 2 for c in caps]]
+        else:
+            halves = [caps]
+        for avail in halves:
+            avail = list(avail)
+            while left > 0 and any(a >= min(unit, left) for a in avail):
                 for i in range(g.gpcs):
-                    if left and caps[i]:
-                        counts[i], caps[i], left = counts[i] + 1, caps[i] - 1, left - 1
+                    take = min(unit, left)
+                    if left and avail[i] >= take:
+                        counts[i], avail[i], left = counts[i] + take, avail[i] - take, left - take
         for i in range(left):                            # the TPCs beyond 2 x tpcs per GPC, a pair at a time
             counts[(i // 2) % g.gpcs] += 1
         return max(counts)

@@ -99,9 +99,10 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
                   for r in sk.itertuples()]
     assert len(sk) >= 10
-    assert 0.25 <= sk["rel_err"].max() <= 0.4                # "up to 30%"
+    assert 0.25 <= sk["rel_err"].max() <= 0.42               # "up to 37%"
     mid = sk[(sk["ctas"] >= 40) & (sk["ctas"] <= 100)]["rel_err"]
-    assert len(mid) >= 10 and 0.07 <= mid.mean() <= 0.13    # "10% ... on average at 40-100 CTAs"
+    lo, hi = (0.07, 0.13) if gpu == "h100-sxm" else (0.12, 0.18)
+    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "10% (H100) and 15% (H200) ... at 40-100 CTAs"
     edge = sk[((sk["ctas"] > 24) & (sk["ctas"] < 40)) | (sk["ctas"] > 100)]["rel_err"]
     assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.07   # "-3% to +6% at 25-40 and above 100"
     quiet = sk[sk["ctas"] <= 24]["rel_err"]

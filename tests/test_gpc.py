@@ -53,10 +53,27 @@ def test_the_placement_law_gives_the_measured_busiest_gpc():
     assert load_hardware("b200").busiest_gpc_sms(64) == 0      # not measured there: not modelled
 
 
+def test_the_placement_law_gives_the_measured_cluster_grids_on_the_h200():
+    """Plain grids on an H200 land as on the H100; clusters of 2 and 4 follow the law's cluster rule."""
+    gpc = _gpc_of_sm(_records(PROBES[:1]))
+    grids = [r for r in json.loads((ROOT / "data/microbench/h200-2026-11-25-gpc-probe.json").read_text())["records"]
+             if r["bench"] == "gpc_smid_order"]
+    assert {r.get("cluster", 1) for r in grids} == {1, 2, 4} and len(grids) == 22
+    for r in grids:
+        counts: dict[int, int] = {}
+        for sm in r["smids"].split(","):
+            counts[gpc[int(sm)]] = counts.get(gpc[int(sm)], 0) + 1
+        assert load_hardware("h200").busiest_gpc_sms(r["ctas"], r.get("cluster", 1)) == max(counts.values()), r
+
+
 def test_the_pool_is_what_the_microbenchmark_gives():
     got = gpc_inflight_bytes(_records(), H100.tma.latency_cycles, H100.tma.hbm_miss_latency_cycles)
     assert got is not None and got[1] >= 6
     assert got[0] == pytest.approx(H100.gpu.gpc_inflight_bytes, rel=0.01)
+    h200 = load_hardware("h200")                 # its own probe, at its own latencies
+    got = gpc_inflight_bytes(json.loads((ROOT / "data/microbench/h200-2026-11-25-gpc-probe.json").read_text())
+                             ["records"], h200.tma.latency_cycles, h200.tma.hbm_miss_latency_cycles)
+    assert got is not None and got[0] == pytest.approx(h200.gpu.gpc_inflight_bytes, rel=0.01)
 
 
 def _tflops(shape: str, name: str, hw) -> float:

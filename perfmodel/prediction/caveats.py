@@ -60,11 +60,11 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             out.append(Caveat(
                 "skinny-128-row-tiles",
                 f"M = {problem.m} fills {problem.m} of each {cfg.tile_m}-row tile, and {streaming} CTAs stream B at "
-                f"once: such tiles measured 10% slower than predicted on average at 40-100 CTAs (H100 and H200), up "
-                f"to 30%, and -3% to +6% at 25-40 and above 100 (calibration half; within 3% on average, 5% at most, "
-                f"up to 24 CTAs, where their MMAs bound them). The model counts the crowded GPC's in-flight loads "
-                f"(gpu.gpc_inflight_bytes) but not the spread of its CTAs under load that remains: the slowest sets "
-                f"the time (mb_tma --skinny-abox / --gpc-probe, docs/model.md)"))
+                f"once: such tiles measured 10% (H100) and 15% (H200) slower than predicted on average at 40-100 "
+                f"CTAs, up to 37%, and -3% to +6% at 25-40 and above 100 (calibration half; within 3% on average, "
+                f"5% at most, up to 24 CTAs, where their MMAs bound them). The model counts the crowded GPC's "
+                f"in-flight loads (gpu.gpc_inflight_bytes) but not the spread of its CTAs under load that remains: "
+                f"the slowest sets the time (mb_tma --skinny-abox / --gpc-probe, docs/model.md)"))
     return tuple(out)
 
 

@@ -14,8 +14,8 @@ from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_b
 from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
-from .memory import (Traffic, gpc_inflight_bytes_per_stage, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage, multicast_factors,
-                     store_l2_bytes_per_tile, tma_bytes_per_clock, traffic)
+from .memory import (Traffic, gpc_inflight_bytes_per_stage, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage,
+                     multicast_factors, store_l2_bytes_per_tile, tma_bytes_per_clock, traffic)
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
 
@@ -208,7 +208,7 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_
     the SM completes at most (its share of the pool) / (those byte-cycles) stages a cycle; converted to the L2
     occupancy bytes the L2 server counts."""
     l2 = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
-    crowd = hw.busiest_gpc_sms(sched.active_sms)
+    crowd = hw.busiest_gpc_sms(sched.active_sms, sched.cluster_size)
     total, miss = gpc_bytes
     pool_bound = False
     if crowd and total > 0 and l2_bytes_per_stage > 0:
