@@ -68,7 +68,8 @@ class GpuSection:
     # GPCs and the TMA loads each can have in flight (absent: not modelled). A GPC's SMs share one pool of
     # outstanding loads, so a grid whose CTAs crowd one GPC runs that GPC's SMs with fewer bytes in flight each
     # (sim/params.py). How a grid spreads: its first gpc_packed_ctas CTAs land on that many SMs of one GPC (two
-    # per TPC), the rest go round-robin over the GPCs, one SM of each TPC first (HardwareSpec.busiest_gpc_sms)
+    # per TPC), the rest go round-robin over the GPCs, one SM of each TPC first; clusters differ
+    # (HardwareSpec.busiest_gpc_sms)
     gpcs: int = _f(1, 64, int, optional=True)
     gpc_packed_ctas: int = _f(0, 64, int, optional=True)
     gpc_inflight_bytes: float = _f(1e4, 1e9, optional=True)   # bytes of TMA loads one GPC holds in flight

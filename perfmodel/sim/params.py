@@ -274,7 +274,9 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     acc_bytes = cfg.tile_m * cfg.tile_n * problem.acc_dtype.bits / 8
     l2_occ = c * (l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
                   + store_l2_bytes_per_tile(problem, cfg, hw) / k_iters)
-    gpc_b = tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf))   # (all, miss-like) in flight
+    # (all, miss-like) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
+    # loads of the software-pipelined families are not counted in it)
+    gpc_b = (0.0, 0.0) if cp_async else tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf))
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
         persistent=sch.persistent,
