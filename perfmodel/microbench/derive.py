@@ -390,8 +390,8 @@ def rounded(key: str, value: float) -> float | int:
     return round(value, 1)
 
 
-__all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product_of", "split_for_target", "gpc_inflight_bytes",
-           "PRODUCT_SECTIONS"]
+__all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product_of", "split_for_target",
+           "gpc_inflight_bytes", "PRODUCT_SECTIONS"]
 
 
 # tma.hbm_queue_ns: the loaded HBM latency of tensor-map boxes (issue 8). Points of mb_tma tma_hbm_sms /
@@ -445,8 +445,4 @@ def gpc_inflight_bytes(records: list[dict], latency_cycles: float, miss_latency_
             continue
         stage = 128 * r["tile_n"] * (2 if r["a_box"] != "none" else 1)
         vals.append(r["ctas"] * stage / r["cycles_per_kblock"] * (latency_cycles + miss_latency_cycles))
-    if not vals:
-        return None
-    vals.sort()
-    n = len(vals)
-    return (vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])), n
+    return (statistics.median(vals), len(vals)) if vals else None

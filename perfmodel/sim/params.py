@@ -200,15 +200,14 @@ def l2_bytes_per_sm_clock(hw: HardwareSpec, clock_hz: float) -> float:
 
 
 def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_per_stage: float,
-                   gpc_bytes: tuple[float, float] = (0.0, 0.0)) -> dict:
+                   gpc_bytes: tuple[float, float], crowd: int) -> dict:
     """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock. The L2
     share is also held to what the SM's share of its GPC's in-flight TMA loads allows (gpu.gpc_inflight_bytes
-    over the SMs of the busiest GPC: a grid that crowds one GPC is as slow as that GPC's SMs): a stage holds its
-    bytes (gpc_bytes: all, the miss-like part) for tma.latency_cycles, the miss-like ones an HBM miss longer, so
-    the SM completes at most (its share of the pool) / (those byte-cycles) stages a cycle; converted to the L2
-    occupancy bytes the L2 server counts."""
+    over the ``crowd`` SMs of the busiest GPC, HardwareSpec.busiest_gpc_sms: a grid that crowds one GPC is as
+    slow as that GPC's SMs): a stage holds its bytes (gpc_bytes: all, the miss-like part) for tma.latency_cycles,
+    the miss-like ones an HBM miss longer, so the SM completes at most (its share of the pool) / (those
+    byte-cycles) stages a cycle; converted to the L2 occupancy bytes the L2 server counts."""
     l2 = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
-    crowd = hw.busiest_gpc_sms(sched.active_sms, sched.cluster_size)
     total, miss = gpc_bytes
     pool_bound = False
     if crowd and total > 0 and l2_bytes_per_stage > 0:
@@ -216,7 +215,7 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_
         pooled = hw.gpu.gpc_inflight_bytes / crowd * l2_bytes_per_stage / held
         pool_bound = pooled < l2
         l2 = min(l2, pooled)
-    return {"l2_bytes_per_clock": l2, "gpc_crowd_sms": crowd, "l2_share_gpc_bound": pool_bound,
+    return {"l2_bytes_per_clock": l2, "l2_share_gpc_bound": pool_bound,
             "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
             "l2_tag_lookups_per_clock": (hw.l2.tag_lookups_per_s or 0.0) / clock_hz / sched.active_sms}
 
@@ -234,7 +233,7 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     schedule, the traffic and the per-stage quantities)."""
     p = inputs.params
     params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule, p.l2_bytes_per_stage,
-                                                     (p.gpc_stage_bytes, p.gpc_miss_bytes)),
+                                                     (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms),
                                  **_latencies(hw, clock_hz, inputs.traffic))
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
@@ -277,6 +276,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     # (all, miss-like) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
     # loads of the software-pipelined families are not counted in it)
     gpc_b = (0.0, 0.0) if cp_async else tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf))
+    crowd = hw.busiest_gpc_sms(sched.active_sms, sched.cluster_size)   # clock-free: at_clock reuses it
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
         persistent=sch.persistent,
@@ -293,8 +293,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
             sched.n_tiles * cfg.cluster_size * k_iters)),
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
                              else tma_bytes_per_clock(problem, cfg, hw)),
-        gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1],
-        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b), **_latencies(hw, clock_hz, traf),
+        gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1], gpc_crowd_sms=crowd,
+        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd), **_latencies(hw, clock_hz, traf),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,
