@@ -28,14 +28,14 @@ TRAITS = ("stages", "multicast", "cluster", "swizzle", "tile_m", "epilogue", "m_
 M_CLASSES = ([0, 64, 256, 1024, float("inf")], ["M <= 64", "M <= 256", "M <= 1024", "M > 1024"])
 
 
-def frame(gpu: str, half: str) -> pd.DataFrame:
+def frame(gpu: str, half: str, clock: str = "auto") -> pd.DataFrame:
     sp = load_split()
     parts = []
     for name, spec, note in ba._datasets():
         if note or spec != gpu:
             continue
         measured, _ = measured_frame([ba.DATA / name])
-        df = add_predictions(measured, ba._hw(spec), clock="auto")
+        df = add_predictions(measured, ba._hw(spec), clock=clock)
         cal, held = split(df, sp)
         parts.append(cal if half == "calibration" else held)
     df = pd.concat([p for p in parts if len(p)], ignore_index=True).dropna(subset=["pred_tflops"])
@@ -57,15 +57,18 @@ def main() -> None:
     ap.add_argument("--gpu", default="h100-sxm", choices=["h100-sxm", "h200"])
     ap.add_argument("--split", default="calibration", choices=["calibration", "held_out"],
                     help="which half (model changes may look at 'calibration' only)")
+    ap.add_argument("--clock", default="auto", choices=["auto", "measured"],
+                    help="auto: each row in its timed loop's regime; measured: at each row's NVML mean SM clock "
+                         "(the cycle model alone, without the clock model)")
     ap.add_argument("--by", default=",".join(TRAITS), help=f"comma-separated traits (of {', '.join(TRAITS)})")
     args = ap.parse_args()
     traits = [t.strip() for t in args.by.split(",") if t.strip()]
     unknown = [t for t in traits if t not in TRAITS]
     if unknown:
         ap.error(f"unknown trait(s) {', '.join(unknown)} (known: {', '.join(TRAITS)})")
-    df = frame(args.gpu, args.split)
+    df = frame(args.gpu, args.split, args.clock)
     err = df["rel_err"]
-    print(f"{args.gpu}, {args.split} half, clock auto: {len(df)} points, MAPE {err.abs().mean():.1%}, "
+    print(f"{args.gpu}, {args.split} half, clock {args.clock}: {len(df)} points, MAPE {err.abs().mean():.1%}, "
           f"bias {err.mean():+.1%}")
     for t in traits:
         g = df.groupby(t, observed=True)["rel_err"].agg(points="size", mape=lambda e: e.abs().mean(), bias="mean")
