@@ -103,3 +103,19 @@ def test_calibrate_microbench_derives_the_pool():
     assert len(pool) == 1 and pool[0].value == pytest.approx(H100.gpu.gpc_inflight_bytes, rel=0.01)
     assert not [u for u in derive_updates(doc, 3.35e12, 0.886, None, None) if u.key.startswith("gpu.gpc")]
     assert not [u for u in derive_updates({"records": []}, 3.35e12, 0.886, None, lat) if u.key.startswith("gpu.gpc")]
+
+
+def test_the_pool_does_not_make_the_l2_look_busier():
+    """A crowded GPC moves fewer bytes: the L2's activity (its power, so the power-limited clock) counts the bytes
+    moved against the chip's L2 bandwidth, not against the pool's smaller limit on this SM's share."""
+    from perfmodel.sim.params import build_inputs
+    problem, cfg = make_problem("64x8192x28672", "bf16"), KernelConfig.from_name(SKINNY)
+    p = build_inputs(problem, cfg, H100, 1.98e9).params
+    assert p.l2_share_gpc_bound and p.l2_bytes_per_clock < 0.8 * p.l2_chip_bytes_per_clock
+    assert p.l2_power_bytes_per_clock == p.l2_chip_bytes_per_clock
+    pred = predict(problem, cfg, H100, clock_hz=1.98e9)
+    moved = pred.details["l2_activity"] * pred.cycles * p.l2_chip_bytes_per_clock * 64
+    assert moved == pytest.approx(p.l2_moved_bytes_per_stage * 64 * p.k_iters, rel=0.01)
+    # without the pool binding, the same law as before: the share is the chip's
+    wide = build_inputs(make_problem("8192x8192x8192", "bf16"), KernelConfig.from_name(WIDE), H100, 1.6e9).params
+    assert not wide.l2_share_gpc_bound and wide.l2_power_bytes_per_clock == wide.l2_bytes_per_clock

@@ -221,7 +221,7 @@ def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
     hbm = ctas_k * p.hbm_bytes_per_stage / (total_cycles * p.hbm_bytes_per_clock * sched.active_sms) \
         if p.hbm_bytes_per_clock > 0 else 0.0
     return {"tensor_activity": min(math / (total_cycles * sms), 1.0),
-            "l2_activity": min(l2_bytes / (total_cycles * p.l2_bytes_per_clock * sched.active_sms), 1.0),
+            "l2_activity": min(l2_bytes / (total_cycles * p.l2_power_bytes_per_clock * sched.active_sms), 1.0),
             "hbm_activity": min(hbm, 1.0)}
 
 
@@ -312,6 +312,7 @@ def tail_delta(p: SimParams, sched, k_sim: int, first_tile: SimTrace | None = No
         return [0.0] * (1 + len(COUNTER_NAMES))
     scale = sched.slots / in_tail                 # active SMs in a full wave / in the tail
     tail_p = dataclasses.replace(p, l2_bytes_per_clock=p.l2_bytes_per_clock * scale,
+                                 l2_chip_bytes_per_clock=p.l2_chip_bytes_per_clock * scale,
                                  hbm_bytes_per_clock=p.hbm_bytes_per_clock * scale)
     return [t - f for t, f in zip(_one_tile(tail_p, k_sim), _one_tile(p, k_sim, first_tile))]
 

@@ -171,7 +171,8 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
         return Activity(0.0, 0.0, 0.0, clock_hz)
     frac = sched.active_sms / max(sched.sm_count, sched.active_sms, 1)
     tensor = p.issuers * p.instr_per_stage * p.instr_math_cycles / steady * frac * sched.wave_efficiency
-    l2 = p.l2_moved_bytes_per_stage / (p.l2_bytes_per_clock * steady) if p.l2_bytes_per_clock > 0 else 0.0
+    l2 = (p.l2_moved_bytes_per_stage / (p.l2_power_bytes_per_clock * steady)
+          if p.l2_power_bytes_per_clock > 0 else 0.0)
     hbm = p.hbm_bytes_per_stage / (p.hbm_bytes_per_clock * steady) if p.hbm_bytes_per_clock > 0 else 0.0
     return Activity(min(tensor, 1.0), min(l2, 1.0), min(hbm, 1.0) * hw.hbm.achievable_fraction, clock_hz,
                     cycles=p.waves * p.k_iters * steady)
