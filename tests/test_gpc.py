@@ -119,3 +119,25 @@ def test_the_pool_does_not_make_the_l2_look_busier():
     # without the pool binding, the same law as before: the share is the chip's
     wide = build_inputs(make_problem("8192x8192x8192", "bf16"), KernelConfig.from_name(WIDE), H100, 1.6e9).params
     assert not wide.l2_share_gpc_bound and wide.l2_power_bytes_per_clock == wide.l2_bytes_per_clock
+
+
+def test_a_second_h200_card_numbers_its_sms_otherwise_but_follows_the_same_law():
+    """Another H200 (card 1653724064278): 15 of its 22 grids land on other SM numbers than the first card's, but with
+    the GPCs of its own clusters of 16 the busiest GPC of every grid is the law's, and its pool is the same (792 KB
+    against 797 KB)."""
+    first, second = (json.loads((ROOT / "data/microbench" / f).read_text())["records"]
+                     for f in ("h200-2026-11-25-gpc-probe.json", "h200-2026-11-25-gpc-probe-second.json"))
+    grids = [r for r in second if r["bench"] == "gpc_smid_order"]
+    assert len(grids) == 22
+    assert sum(a["smids"] != b["smids"] for a, b in zip(
+        [r for r in first if r["bench"] == "gpc_smid_order"], grids)) >= 10
+    gpc = _gpc_of_sm(second)
+    assert sorted(list(gpc.values()).count(g) for g in set(gpc.values())) == [16] * 6 + [18] * 2
+    h200 = load_hardware("h200")
+    for r in grids:
+        counts: dict[int, int] = {}
+        for sm in r["smids"].split(","):
+            counts[gpc[int(sm)]] = counts.get(gpc[int(sm)], 0) + 1
+        assert h200.busiest_gpc_sms(r["ctas"], r.get("cluster", 1)) == max(counts.values()), r
+    pool, _ = gpc_inflight_bytes(second, h200.tma.latency_cycles, h200.tma.hbm_miss_latency_cycles)
+    assert pool == pytest.approx(h200.gpu.gpc_inflight_bytes, rel=0.02)
