@@ -36,7 +36,8 @@ def measured_frame(paths: Iterable[str | os.PathLike]) -> tuple[pd.DataFrame, st
                 continue
             rows.append({"config_name": m.config_name, "shape": m.shape_name, "m": m.m, "n": m.n, "k": m.k,
                          "dtype": m.dtype, "meas_tflops": m.tflops, "meas_time_s": m.time_median_s,
-                         "meas_sm_clock_hz": m.sm_clock_mean_hz, "cublas_tflops": cublas.get((m.shape_name, "bf16")),
+                         "meas_sm_clock_hz": m.sm_clock_mean_hz, "meas_kernel_clock_hz": m.kernel_clock_median_hz,
+                         "cublas_tflops": cublas.get((m.shape_name, "bf16")),
                          "meas_loop_s": m.time_median_s * m.reps if m.time_median_s and m.reps else None,
                          "gpu_name": header.gpu_name, "dataset": os.path.basename(str(path))})
     if len(specs) > 1:
@@ -51,11 +52,16 @@ def measured_frame(paths: Iterable[str | os.PathLike]) -> tuple[pd.DataFrame, st
 
 def row_regime(row, clock: ClockRegime) -> tuple[ClockRegime, str]:
     """The clock one measured row is predicted at, and why: ``auto`` (the default) takes the regime of the
-    row's timed loop (sim/clock.py: regime_for_loop); ``measured`` its NVML mean SM clock, or, for a row
-    without one, its loop's regime (basis ``auto (no measured clock)``); anything else is used as given."""
+    row's timed loop (sim/clock.py: regime_for_loop); ``measured`` its in-kernel clock (the median of the timed
+    loop's sampled launches, clock64 / %globaltimer of block 0: basis ``measured (in-kernel)``) where the row has
+    one, else its NVML mean SM clock (which under load reads above the kernel's), or, for a row with neither,
+    its loop's regime (basis ``auto (no measured clock)``); anything else is used as given."""
     loop = getattr(row, "meas_loop_s", None)
     loop = None if loop is None or loop != loop else loop
     if clock.regime is Regime.MEASURED:
+        hz = getattr(row, "meas_kernel_clock_hz", None)
+        if hz and hz == hz:
+            return ClockRegime(Regime.FIXED, float(hz)), "measured (in-kernel)"
         hz = getattr(row, "meas_sm_clock_hz", None)
         if hz and hz == hz:
             return ClockRegime(Regime.FIXED, float(hz)), "measured"

@@ -429,10 +429,21 @@ __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, 
   }
 }
 
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-            const __grid_constant__ CUtensorMap tmD, __nv_bfloat16* D, int M, int N, int K) {
+            const __grid_constant__ CUtensorMap tmD, __nv_bfloat16* D, int M, int N, int K,
+            unsigned long long* clock_probe) {
   extern __shared__ __align__(1024) uint8_t smem_raw[];
+  if (clock_probe && blockIdx.x == 0 && threadIdx.x == 0) {   // in-kernel clock: block 0's start ...
+    clock_probe[0] = (unsigned long long)clock64();
+    clock_probe[1] = global_ns();
+  }
   const Smem s = carve(smem_raw);
   const int wg = threadIdx.x / 128;
   const uint32_t rank = CS > 1 ? cluster_ctarank() : 0;
@@ -451,6 +462,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGS));
     consumer(s, &tmD, D, M, N, tiles_m, tiles_n, k_blocks, wg - 1, rank);
+    if (clock_probe && blockIdx.x == 0 && threadIdx.x == 128) {   // ... and its first consumer's end
+      clock_probe[2] = (unsigned long long)clock64();
+      clock_probe[3] = global_ns();
+    }
   }
   if constexpr (CS > 1) cluster_sync();   // no CTA leaves while a peer may still signal or write it
 }
@@ -549,7 +564,7 @@ extern "C" int pm_make_plan(void** out, const void* a, const void* b, void* d, i
   return 0;
 }
 
-extern "C" int pm_launch(void* plan, cudaStream_t stream) {
+extern "C" int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe) {
   Plan* p = static_cast<Plan*>(plan);
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
@@ -557,7 +572,7 @@ extern "C" int pm_launch(void* plan, cudaStream_t stream) {
   attr[0].val.clusterDim.x = CS; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1;
   cfg.gridDim = dim3(p->grid); cfg.blockDim = dim3(THREADS); cfg.dynamicSmemBytes = SMEM_BYTES;
   cfg.stream = stream; cfg.attrs = attr; cfg.numAttrs = 1;
-  return (int)cudaLaunchKernelEx(&cfg, gemm_kernel, p->a, p->b, p->d, p->dptr, p->m, p->n, p->k);
+  return (int)cudaLaunchKernelEx(&cfg, gemm_kernel, p->a, p->b, p->d, p->dptr, p->m, p->n, p->k, clock_probe);
 }
 
 extern "C" void pm_free_plan(void* plan) { delete static_cast<Plan*>(plan); }

@@ -232,8 +232,10 @@ Opts parse(int argc, char** argv) {
 
 struct Timing {
   std::vector<double> ms, sm_mhz, power_w;   // per launch; NVML samples
+  std::vector<double> kernel_mhz;            // in-kernel clock of sampled launches (block 0's clock64 / globaltimer)
   void add(const Timing& o) {
     ms.insert(ms.end(), o.ms.begin(), o.ms.end());
+    kernel_mhz.insert(kernel_mhz.end(), o.kernel_mhz.begin(), o.kernel_mhz.end());
     sm_mhz.insert(sm_mhz.end(), o.sm_mhz.begin(), o.sm_mhz.end());
     power_w.insert(power_w.end(), o.power_w.begin(), o.power_w.end());
   }
@@ -253,12 +255,17 @@ double wall_ms() {
 
 // Times launch(i) (i = running index, used to rotate buffers): warm-up for warmup_ms of wall time,
 // estimate one launch with events over >= 3 launches, then per-launch event pairs covering min_ms.
+// In-kernel clock probes of the timed loop: launch r of R writes slot r * kProbeSlots / R (the last launch of each
+// slot wins), so the slots sample the loop evenly.
+constexpr int kProbeSlots = 32;
+
 template <class F>
-Timing time_it(F launch, double warmup_ms, double min_ms, const Opts& o, const Nvml& nvml, cudaStream_t st, int& it) {
+Timing time_it(F launch, double warmup_ms, double min_ms, const Opts& o, const Nvml& nvml, cudaStream_t st, int& it,
+               unsigned long long* probes) {
   int batch = 1;
   const double t0 = wall_ms();
   do {
-    for (int j = 0; j < batch; ++j) launch(it++);
+    for (int j = 0; j < batch; ++j) launch(it++, nullptr);
     CK(cudaStreamSynchronize(st));
     batch = std::min(batch * 2, 64);
   } while (wall_ms() - t0 < warmup_ms);
@@ -269,7 +276,7 @@ Timing time_it(F launch, double warmup_ms, double min_ms, const Opts& o, const N
   float est_total = 0;
   do {   // >= 3 launches and >= 1 ms, so that the estimate is not one launch's noise
     CK(cudaEventRecord(e0, st));
-    for (int j = 0; j < 3; ++j) launch(it++);
+    for (int j = 0; j < 3; ++j) launch(it++, nullptr);
     CK(cudaEventRecord(e1, st));
     CK(cudaEventSynchronize(e1));
     float x;
@@ -283,15 +290,25 @@ Timing time_it(F launch, double warmup_ms, double min_ms, const Opts& o, const N
   const int reps = std::clamp((int)std::ceil(min_ms / est_ms), o.min_reps, o.max_reps);
   std::vector<cudaEvent_t> ev(2 * reps);
   for (auto& e : ev) CK(cudaEventCreate(&e));
+  if (probes) CK(cudaMemsetAsync(probes, 0, 4 * kProbeSlots * sizeof(unsigned long long), st));
   Sampler sampler(nvml);
   for (int r = 0; r < reps; ++r) {
     CK(cudaEventRecord(ev[2 * r], st));
-    launch(it++);
+    launch(it++, probes ? probes + 4 * ((long long)r * kProbeSlots / reps) : nullptr);
     CK(cudaEventRecord(ev[2 * r + 1], st));
   }
   CK(cudaStreamSynchronize(st));
   Timing t;
   sampler.stop(t.sm_mhz, t.power_w);
+  if (probes) {
+    unsigned long long h[4 * kProbeSlots];
+    CK(cudaMemcpy(h, probes, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < kProbeSlots; ++i) {
+      const unsigned long long* q = h + 4 * i;
+      // globaltimer ticks in steps of up to 1 us: launches shorter than 20 us are not sampled
+      if (q[3] > q[1] + 20000 && q[2] > q[0]) t.kernel_mhz.push_back((double)(q[2] - q[0]) / (double)(q[3] - q[1]) * 1e3);
+    }
+  }
   t.ms.resize(reps);
   for (int r = 0; r < reps; ++r) { float x; CK(cudaEventElapsedTime(&x, ev[2 * r], ev[2 * r + 1])); t.ms[r] = x; }
   for (auto& e : ev) CK(cudaEventDestroy(e));
@@ -303,13 +320,16 @@ void print_timing(const char* key, const Timing& t, double flops, int rounds) {
   double sm = 0, pw = 0;
   for (double x : t.sm_mhz) sm += x;
   for (double x : t.power_w) pw += x;
-  const size_t ns = t.sm_mhz.size();
+  const size_t ns = t.sm_mhz.size(), nk = t.kernel_mhz.size();
   printf(", \"%s\": {\"reps\": %zu, \"rounds\": %d, \"median_ms\": %.6f, \"p20_ms\": %.6f, \"p80_ms\": %.6f, "
          "\"min_ms\": %.6f, \"tflops\": %.3f, \"clock_samples\": %zu, \"sm_mhz_mean\": %.1f, \"sm_mhz_min\": %.1f, "
-         "\"power_w_mean\": %.1f, \"power_w_max\": %.1f}",
+         "\"power_w_mean\": %.1f, \"power_w_max\": %.1f",
          key, t.ms.size(), rounds, med, quantile(t.ms, 0.2), quantile(t.ms, 0.8), quantile(t.ms, 0.0),
          flops / (med * 1e-3) / 1e12, ns, ns ? sm / ns : 0.0, ns ? quantile(t.sm_mhz, 0.0) : 0.0,
          ns ? pw / ns : 0.0, ns ? quantile(t.power_w, 1.0) : 0.0);
+  if (nk) printf(", \"kernel_clock_samples\": %zu, \"kernel_mhz_median\": %.1f, \"kernel_mhz_min\": %.1f", nk,
+                 quantile(t.kernel_mhz, 0.5), quantile(t.kernel_mhz, 0.0));
+  printf("}");
 }
 
 struct BufSet { void* a; void* b; __nv_bfloat16* d; void* plan; };
@@ -406,7 +426,7 @@ int main(int argc, char** argv) {
     fill_nan<<<1024, 256>>>(bufs[0].d, d_el);
     fill_nan<<<1024, 256>>>(ref, d_el);
     CK(cudaGetLastError());
-    CK((cudaError_t)pm_launch(bufs[0].plan, st));
+    CK((cudaError_t)pm_launch(bufs[0].plan, st, nullptr));
     CK(cudaGetLastError());
     cublas_gemm(cb, bf[0].first, bf[0].second, ref, o.m, o.n, o.k);
     compare<<<1024, 256, 0, st>>>(bufs[0].d, ref, d_el, acc);
@@ -423,24 +443,27 @@ int main(int argc, char** argv) {
     CK(cudaFree(acc));
   }
   if (correct) {
-    auto kernel = [&](int i) {
-      const cudaError_t e = (cudaError_t)pm_launch(bufs[i % sets].plan, st);
+    auto kernel = [&](int i, unsigned long long* probe) {
+      const cudaError_t e = (cudaError_t)pm_launch(bufs[i % sets].plan, st, probe);
       if (e != cudaSuccess) die(2, "runtime", "launch: %s", cudaGetErrorString(e));
     };
-    auto cublas = [&](int i) {
+    auto cublas = [&](int i, unsigned long long*) {
       cublas_gemm(cb, bf[i % sets].first, bf[i % sets].second, bufs[i % sets].d, o.m, o.n, o.k);
     };
     const bool do_kernel = !o.cublas_only, do_cublas = o.cublas || o.cublas_only;
     Timing tk, tc;
     int ik = 0, ic = 0;
+    unsigned long long* probes = nullptr;
+    CK(cudaMalloc(&probes, 4 * kProbeSlots * sizeof(unsigned long long)));
     for (int r = 0; r < o.rounds; ++r) {   // alternate, so that both see the same thermal state
       const double warm = r == 0 ? o.warmup_ms : std::min(o.warmup_ms, 10.0);
-      if (do_kernel) tk.add(time_it(kernel, warm, o.min_ms / o.rounds, o, nvml, st, ik));
-      if (do_cublas) tc.add(time_it(cublas, warm, o.min_ms / o.rounds, o, nvml, st, ic));
+      if (do_kernel) tk.add(time_it(kernel, warm, o.min_ms / o.rounds, o, nvml, st, ik, probes));
+      if (do_cublas) tc.add(time_it(cublas, warm, o.min_ms / o.rounds, o, nvml, st, ic, nullptr));
     }
     CK(cudaGetLastError());
     if (do_kernel) print_timing("time", tk, flops, o.rounds);
     if (do_cublas) print_timing("cublas", tc, flops, o.rounds);
+    CK(cudaFree(probes));
   }
   CK(cudaDeviceSynchronize());
   printf("}\n");

@@ -27,8 +27,10 @@ void pm_kernel_info(PmKernelInfo* info);
 int pm_make_plan(void** plan, const void* a, const void* b, void* d, int m, int n, int k,
                  PmLaunchInfo* launch, char* err, int err_len);
 
-// Launches the kernel for a plan on a stream; returns the cudaError_t of the launch.
-int pm_launch(void* plan, cudaStream_t stream);
+// Launches the kernel for a plan on a stream; returns the cudaError_t of the launch. clock_probe: null, or 4
+// words the launch's block 0 fills with {clock64, %globaltimer ns} at its start and at its consumers' end (the
+// in-kernel SM clock of that launch, which NVML's sampled clock is not).
+int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe);
 
 void pm_free_plan(void* plan);
 }

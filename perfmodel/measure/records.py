@@ -77,6 +77,8 @@ class Measurement:
     smi_sm_clock_mean_hz: float | None = None   # nvidia-smi samples over the whole process
     smi_sm_clock_min_hz: float | None = None
     smi_power_mean_w: float | None = None
+    kernel_clock_median_hz: float | None = None   # in-kernel SM clock (block 0's clock64 / %globaltimer), median
+    kernel_clock_min_hz: float | None = None      # over up to 32 launches sampled evenly over the timed loop
     registers: int | None = None     # ptxas: registers per thread
     spill_bytes: int | None = None   # ptxas: spill stores + loads
     smem_bytes: int | None = None    # dynamic shared memory of the launch
@@ -142,12 +144,14 @@ class Measurement:
 # measured times, rates, clocks and powers are > 0 when present (0 or a negative is a broken row, not a measurement)
 _POSITIVE = frozenset(("time_median_s", "time_p20_s", "time_p80_s", "tflops", "cublas_median_s", "cublas_tflops",
                        "cublas_sm_clock_mean_hz", "sm_clock_mean_hz", "sm_clock_min_hz", "power_mean_w", "power_max_w",
-                       "smi_sm_clock_mean_hz", "smi_sm_clock_min_hz", "smi_power_mean_w"))
+                       "smi_sm_clock_mean_hz", "smi_sm_clock_min_hz", "smi_power_mean_w", "kernel_clock_median_hz",
+                       "kernel_clock_min_hz"))
 TFLOPS_TOLERANCE = 0.01   # a row's tflops is 2MNK / its median time (the harness rounds it to 0.001 TFLOP/s)
 
 _NUMBERS = ("time_median_s", "time_p20_s", "time_p80_s", "reps", "tflops", "rel_err", "cublas_median_s",
             "cublas_tflops", "cublas_sm_clock_mean_hz", "sm_clock_mean_hz", "sm_clock_min_hz", "power_mean_w",
-            "power_max_w", "smi_sm_clock_mean_hz", "smi_sm_clock_min_hz", "smi_power_mean_w", "registers",
+            "power_max_w", "smi_sm_clock_mean_hz", "smi_sm_clock_min_hz", "smi_power_mean_w", "kernel_clock_median_hz",
+            "kernel_clock_min_hz", "registers",
             "spill_bytes", "smem_bytes", "grid_ctas", "compile_s", "run_s", "seed")
 
 
