@@ -126,6 +126,7 @@ def main() -> None:
                 print(f"  {'':<9} {'':<15}" + _line(f"  {label}", sub)[4:])
     _goals(totals, halves)
     _clocks(sp, halves, args.skip)
+    _kernel_clocks(sp, halves, args.skip)
     _sources()
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
@@ -197,6 +198,35 @@ def _clocks(sp, halves, skip=()) -> None:
             e = g["clock_err"]
             print(f"  {gpu:<9} {half:<12} n={len(g):<3} clock MAPE {e.abs().mean():5.1%}  bias {e.mean():+6.1%}  "
                   f"worst {e.loc[e.abs().idxmax()]:+6.1%}  (TFLOP/s MAPE {g['rel_err'].abs().mean():5.1%})")
+
+
+def _kernel_clocks(sp, halves, skip=()) -> None:
+    """Rows with an in-kernel clock (the harness's clock probe): the clock each is predicted at in its timed loop's
+    regime (clock auto) against the clock its kernel ran at, and the cycle model alone (TFLOP/s at that clock)."""
+    rows = []
+    for name, spec, note in _datasets(skip):
+        if note:
+            continue
+        frame, _ = measured_frame([DATA / name])
+        frame = frame[frame["meas_kernel_clock_hz"].notna()].reset_index(drop=True)
+        if len(frame):
+            auto = add_predictions(frame, _hw(spec), clock="auto")
+            at = add_predictions(frame, _hw(spec), clock="measured")
+            rows.append(auto.assign(gpu=spec, cycles_err=at["rel_err"].to_numpy()))
+    if not rows:
+        return
+    df = pd.concat(rows, ignore_index=True)
+    df["clock_err"] = df["pred_clock_hz"] / df["meas_kernel_clock_hz"] - 1
+    print("\nin-kernel clocks (rows with the harness's clock probe): predicted clock (auto) vs the kernel's; "
+          "TFLOP/s at the kernel's clock (the cycle model alone)")
+    for half, part in zip(("calibration", "held_out"), split(df, sp)):
+        if half not in halves:
+            continue
+        for gpu, g in part.groupby("gpu"):
+            e, c = g["clock_err"], g["cycles_err"]
+            print(f"  {gpu:<9} {half:<12} n={len(g):<3} clock MAPE {e.abs().mean():5.1%}  bias {e.mean():+6.1%}  "
+                  f"worst {e.loc[e.abs().idxmax()]:+6.1%}  | at the kernel's clock: TFLOP/s MAPE {c.abs().mean():5.1%}  "
+                  f"bias {c.mean():+6.1%}  (auto: {g['rel_err'].abs().mean():5.1%})")
 
 
 def _sources() -> None:

@@ -80,6 +80,7 @@ class ClockSection:
     base_hz: float = _f(1e8, 5e9)
     boost_hz: float = _f(1e8, 5e9)
     tensor_peak_hz: float = _f(1e8, 5e9)          # the clock the datasheet peak is quoted at
+    tensor_max_hz: float = _f(1e8, 5e9, optional=True)   # the highest SM clock while tensor cores run (measured)
     sustained_tensor_hz: float = _f(1e8, 5e9)      # observed under sustained tensor load (power cap)
     # power-limited clock (perfmodel/sim/power.py): P ~ f^power_exponent x activity, capped at TDP
     power_exponent: float = _f(1, 6)               # dynamic power ~ f^gamma along the DVFS curve
@@ -283,6 +284,14 @@ class HardwareSpec:
         for i in range(left):                            # the TPCs beyond 2 x tpcs per GPC, a pair at a time
             counts[(i // 2) % g.gpcs] += 1
         return max(counts)
+
+    @property
+    def tensor_max_clock_hz(self) -> float:
+        """The highest SM clock of a kernel whose tensor cores run: clock.tensor_max_hz where it is measured (our H100's
+        in-kernel clock probe reads 1.80-1.87 GHz, median 1.83, for GEMMs far under the power cap, where NVML reads
+        1980 MHz and TMA-only microbenchmarks run at 1.98), else the boost clock."""
+        t = self.clock.tensor_max_hz
+        return min(self.clock.boost_hz, t) if t else self.clock.boost_hz
 
     def hbm_bytes_per_clock(self, clock_hz: float) -> float:
         """Achievable HBM bytes per SM-clock cycle for the whole chip at the given clock."""

@@ -44,9 +44,10 @@ def test_skinny_128_row_tiles_get_their_caveat_and_64_row_tiles_do_not():
     assert "skinny-128-row-tiles" not in keys
     keys, _ = _keys("128x8192x28672", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
     assert "skinny-128-row-tiles" not in keys
-    # 16 CTAs streaming: the MMAs bound the tile and the model holds (within 2% on the calibration half)
-    keys, _ = _keys("64x2048x28672", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
-    assert "skinny-128-row-tiles" not in keys
+    # 16 CTAs streaming: the small grids' text (the model holds them slower than they run)
+    keys, p = _keys("64x2048x28672", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    assert "skinny-128-row-tiles" in keys and "faster than predicted" in dict((c.key, c.text) for c in p.caveats)[
+        "skinny-128-row-tiles"]
 
 
 def test_no_caveats_off_our_data():
@@ -88,10 +89,10 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
     l2 = cal[(cal["pred_bottleneck"] == "l2") & cal["wide_no_mc"]]
     assert len(l2) >= 50
-    assert abs(l2["rel_err"].mean()) <= 0.01                   # "bias within 1%"
+    assert abs(l2["rel_err"].mean()) <= 0.015                  # "bias within 1.5%"
     assert 0.04 <= l2["rel_err"].abs().mean() <= 0.07          # "5-6% off on average"
-    lo, hi = (0.08, 0.14) if gpu == "h100-sxm" else (0.15, 0.25)
-    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 9 (H100) and 1 in 5 (H200) more than 10% off"
+    lo, hi = (0.11, 0.16) if gpu == "h100-sxm" else (0.15, 0.25)
+    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 7 (H100) and 1 in 5 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
     assert len(deep) >= 5 and deep["rel_err"].mean() > 0.03    # "rings of 7+ stages slower than predicted"
     sk = cal[(cal["m"] <= SKINNY_M) & (cal["tile_m"] >= 2 * SKINNY_M)].copy()
@@ -99,14 +100,14 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
                   for r in sk.itertuples()]
     assert len(sk) >= 10
-    assert 0.25 <= sk["rel_err"].max() <= 0.42               # "up to 37%"
+    assert 0.25 <= sk["rel_err"].max() <= 0.40               # "up to 35%"
     mid = sk[(sk["ctas"] >= 40) & (sk["ctas"] <= 100)]["rel_err"]
-    lo, hi = (0.07, 0.13) if gpu == "h100-sxm" else (0.12, 0.18)
-    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "10% (H100) and 15% (H200) ... at 40-100 CTAs"
+    lo, hi = (0.07, 0.12) if gpu == "h100-sxm" else (0.10, 0.16)
+    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "9% (H100) and 13% (H200) ... at 40-100 CTAs"
     edge = sk[((sk["ctas"] > 24) & (sk["ctas"] < 40)) | (sk["ctas"] > 100)]["rel_err"]
-    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.07   # "-3% to +6% at 25-40 and above 100"
+    assert len(edge) >= 5 and -0.08 <= edge.mean() <= 0.04   # "+2% (H100) / -6% (H200) at 25-40 and above 100"
     quiet = sk[sk["ctas"] <= 24]["rel_err"]
-    assert len(quiet) >= 2 and abs(quiet.mean()) <= 0.03 and quiet.abs().max() <= 0.06   # "within 3% (5% at most)"
+    assert len(quiet) >= 2 and -0.10 <= quiet.mean() <= -0.05 and quiet.abs().max() <= 0.12   # "8% / 7% faster, up to 10%"
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]
     assert len(n64) >= 8
     lo, hi = (0.04, 0.08) if gpu == "h100-sxm" else (0.07, 0.13)

@@ -51,14 +51,14 @@ def test_short_loops_run_heavy_kernels_below_boost_and_light_ones_at_boost():
     without the ratio measured predicts short loops at boost."""
     heavy = derive(P, H100, (128, 256, 64), cluster=(2, 1)).config
     b, s, u = (predict(P, heavy, H100, clock=c) for c in ("boost", "short", "sustained"))
-    assert u.clock_hz < s.clock_hz < b.clock_hz == H100.clock.boost_hz and s.clock_regime == "short"
+    assert u.clock_hz < s.clock_hz < b.clock_hz == H100.tensor_max_clock_hz and s.clock_regime == "short"
     assert u.tflops < s.tflops < b.tflops
     small = make_problem("1000x1992x1016", "bf16")
     light = derive(small, H100, (128, 128, 64)).config
-    assert predict(small, light, H100, clock="short").clock_hz == H100.clock.boost_hz
+    assert predict(small, light, H100, clock="short").clock_hz == H100.tensor_max_clock_hz
     import dataclasses
     no_ratio = dataclasses.replace(H100, clock=dataclasses.replace(H100.clock, short_power_ratio=None))
-    assert predict(P, heavy, no_ratio, clock="short").clock_hz == H100.clock.boost_hz
+    assert predict(P, heavy, no_ratio, clock="short").clock_hz == H100.tensor_max_clock_hz
 
 
 def test_the_short_ratio_reproduces_the_transient_burn_clock():
@@ -77,7 +77,7 @@ def test_predict_states_its_regime_and_clock():
     boost = predict(P, CFG, H100, clock="boost")
     sus = predict(P, CFG, H100)
     fixed = predict(P, CFG, H100, clock=1500)
-    assert (boost.clock_regime, boost.clock_hz) == ("boost", H100.clock.boost_hz)
+    assert (boost.clock_regime, boost.clock_hz) == ("boost", H100.tensor_max_clock_hz)
     assert sus.clock_regime == "sustained" and sus.clock_hz < H100.clock.boost_hz     # heavy: power-limited
     assert (fixed.clock_regime, fixed.clock_hz) == ("fixed", 1.5e9)
     assert predict(P, CFG, H100, clock_hz=1.5e9).tflops == fixed.tflops            # the older keyword
@@ -85,13 +85,13 @@ def test_predict_states_its_regime_and_clock():
     with pytest.raises(ClockError):
         resolve("boost", 1.5e9)
     df = predict_many([(P, CFG, H100)], clock="boost")
-    assert df["user_attrs_pred_clock_regime"][0] == "boost" and df["user_attrs_pred_clock_hz"][0] == 1.98e9
+    assert df["user_attrs_pred_clock_regime"][0] == "boost" and df["user_attrs_pred_clock_hz"][0] == H100.tensor_max_clock_hz
 
 
 def test_light_kernel_runs_at_boost_in_the_sustained_regime():
     skinny = make_problem("16x4096x4096", "bf16")       # a decode step: HBM-bound, little tensor work
     cfg = derive(skinny, H100, (64, 128, 64)).config
-    assert predict(skinny, cfg, H100).clock_hz == H100.clock.boost_hz
+    assert predict(skinny, cfg, H100).clock_hz == H100.tensor_max_clock_hz
 
 
 def test_hbm_traffic_costs_power():
@@ -143,7 +143,7 @@ def test_report_measured_clock_per_row_and_fallback():
 
 @pytest.mark.parametrize("argv,words", [
     (["--problem", "8192x8192x8192", "--tile", "128x256x64", "--cluster", "2x1"], "short: power-limited under the short-term limit"),
-    (["--problem", "1000x1992x1016", "--tile", "128x128x64"], "short: boost, under the short-term power limit"),
+    (["--problem", "1000x1992x1016", "--tile", "128x128x64"], "short: the tensor cores' clock ceiling (clock.tensor_max_hz), under the short-term power limit"),
 ])
 def test_predict_names_the_short_regime(argv, words, capsys):
     assert main(["predict", "--gpu", "h100-sxm", "--dtype", "bf16", "--clock", "short", *argv]) == 0

@@ -28,10 +28,10 @@ def test_clock_solves_the_cubic_power_law():
 
 
 def test_idle_tensor_cores_run_at_boost_and_memory_traffic_lowers_the_clock():
-    assert power_limited_clock_hz(Activity(0.0, 0.0), BF16, TOY) == TOY.clock.boost_hz
+    assert power_limited_clock_hz(Activity(0.0, 0.0), BF16, TOY) == TOY.tensor_max_clock_hz
     quiet = power_limited_clock_hz(Activity(0.9, 0.0), BF16, TOY)
     busy = power_limited_clock_hz(Activity(0.9, 1.0), BF16, TOY)
-    assert busy < quiet < TOY.clock.boost_hz
+    assert busy < quiet < TOY.tensor_max_clock_hz
 
 
 def test_eight_bit_tensor_work_draws_more_power_per_busy_cycle():
@@ -153,6 +153,6 @@ def test_the_fast_window_holds_short_burn_kernels_below_boost():
                 assert both < averaged
             else:
                 assert both == pytest.approx(averaged, rel=1e-6)
-    assert worst_avg > 0.09
+    assert 0.0 < worst_avg < 0.03
     # a light kernel stays at boost under both windows
-    assert power_limited_clock_hz(Activity(0.2, 0.1), BF16, H100, limits) == H100.clock.boost_hz
+    assert power_limited_clock_hz(Activity(0.2, 0.1), BF16, H100, limits) == H100.tensor_max_clock_hz

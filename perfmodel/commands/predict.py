@@ -104,14 +104,16 @@ def _print_text(p: Prediction, r, args) -> None:
 
 
 def _clock_words(p: Prediction, hw) -> str:
+    top = ("boost" if hw.tensor_max_clock_hz >= hw.clock.boost_hz
+           else "the tensor cores' clock ceiling (clock.tensor_max_hz)")
     if p.clock_regime == "boost":
-        return "boost"
-    limited = p.clock_hz < hw.clock.boost_hz * (1 - 1e-6)
+        return top
+    limited = p.clock_hz < hw.tensor_max_clock_hz * (1 - 1e-6)
     if p.clock_regime == "sustained":
-        return "sustained: power-limited under the cap" if limited else "sustained: boost, under the power cap"
+        return "sustained: power-limited under the cap" if limited else f"sustained: {top}, under the power cap"
     if p.clock_regime == "short":
         if hw.clock.short_power_ratio is None:
-            return "short: boost (no short-term power limit measured for this GPU)"
+            return f"short: {top} (no short-term power limit measured for this GPU)"
         return ("short: power-limited under the short-term limit" if limited
-                else "short: boost, under the short-term power limit")
+                else f"short: {top}, under the short-term power limit")
     return "fixed"

@@ -120,8 +120,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     from ..sim.params import at_clock, build_inputs
     from ..sim.power import power_cap
     cap = power_cap(regime, hw)         # None: no power limit applies (a fixed or the boost clock)
-    clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.clock.boost_hz}.get(
-        regime.regime, hw.clock.boost_hz if cap is None else hw.clock.sustained_tensor_hz)
+    clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.tensor_max_clock_hz}.get(
+        regime.regime, hw.tensor_max_clock_hz if cap is None else hw.clock.sustained_tensor_hz)
     inputs = build_inputs(problem, cfg, hw, float(clock), fam)
     if cap is not None:
         # first simulate at the clock the steady-state activity would settle at (a guess: no tails, no stalls)

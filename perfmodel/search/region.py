@@ -84,7 +84,7 @@ class RegionResult:
 
 def _clock_hz(regime, hw: HardwareSpec) -> float:
     from ..sim.clock import Regime
-    return regime.hz if regime.regime is Regime.FIXED else hw.clock.boost_hz
+    return regime.hz if regime.regime is Regime.FIXED else hw.tensor_max_clock_hz
 
 
 def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regime) -> float:

@@ -4,9 +4,11 @@ The simulator counts cycles; time = cycles / clock. Which clock depends on how t
 every prediction names its regime (``Prediction.clock_regime``) and is compared only with measurements
 taken in that regime:
 
-- ``boost``: every kernel at ``clock.boost_hz`` (H100/H200: 1980 MHz, nvidia-smi clocks.max.sm; the
-  in-kernel clock of our microbenchmarks reads 1.977-1.995 GHz below the power limits): an upper bound, and
-  what a light kernel runs at in any loop.
+- ``boost``: every kernel at the highest clock it can run at: ``clock.boost_hz`` (H100/H200: 1980 MHz, nvidia-smi
+  clocks.max.sm; TMA-only microbenchmarks run at 1.977-1.995 GHz in-kernel), or where it is measured the lower
+  ``clock.tensor_max_hz`` for kernels whose tensor cores run (``HardwareSpec.tensor_max_clock_hz``; H100: 1.831 GHz,
+  the median in-kernel clock of 30 GEMMs far under the power cap while NVML read 1980 MHz; the datasheet peak is
+  quoted at 1.83 GHz): an upper bound, and what a light GEMM runs at in any loop.
 - ``short``: a timing loop within the first tens of ms of load after the GPU idled (our smoke loops: 10 ms of
   warm-up, 30 ms timed): the power limiter allows ``clock.short_power_ratio`` x its sustained cap there
   (mb_wgmma --transient on the H100: a full-rate bf16 burn runs at 1.775 GHz, not 1.98, from its first launch,

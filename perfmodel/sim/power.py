@@ -125,14 +125,14 @@ def power_limited_clock_hz(act: Activity, problem: GemmProblem, hw: HardwareSpec
         clocks = [_clock_at_cap(act, problem, hw, cap.average)] if cap.average is not None else []
         if cap.in_kernel is not None:
             clocks.append(_clock_at_cap(replace(act, cycles=0.0), problem, hw, cap.in_kernel))
-        return min(clocks) if clocks else hw.clock.boost_hz
+        return min(clocks) if clocks else hw.tensor_max_clock_hz
     return _clock_at_cap(act, problem, hw, cap)
 
 
 def _clock_at_cap(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: float) -> float:
     """The clock at which ``board_power`` equals ``cap`` (bisection; closed form without HBM or idle time)."""
     c = hw.clock
-    lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, c.boost_hz
+    lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, hw.tensor_max_clock_hz
     if board_power(act, hi, problem, hw) <= cap:
         return hi
     if board_power(act, lo, problem, hw) >= cap:
