@@ -156,3 +156,24 @@ def test_the_fast_window_holds_short_burn_kernels_below_boost():
     assert 0.0 < worst_avg < 0.03
     # a light kernel stays at boost under both windows
     assert power_limited_clock_hz(Activity(0.2, 0.1), BF16, H100, limits) == H100.tensor_max_clock_hz
+
+
+def test_a_streamed_gemm_weighs_its_tensor_power_by_the_stream_ratio_and_the_burn_does_not():
+    """clock.stream_tensor_power_ratio: a GEMM's operands change every k-block (Activity.streamed, set by predict),
+    the wgmma burn that defines clock.sustained_tensor_hz re-reads one tile (the Activity default)."""
+    from perfmodel.sim.power import tensor_power_weight
+    hot = H100.with_values(**{"clock.stream_tensor_power_ratio": 1.15})
+    assert tensor_power_weight(BF16, hot, streamed=False) == 1.0
+    assert tensor_power_weight(BF16, hot) == pytest.approx(1.15)
+    assert power_limited_clock_hz(Activity(1.0, 0.0), BF16, hot) == pytest.approx(hot.clock.sustained_tensor_hz)
+    assert power_limited_clock_hz(Activity(0.9, 0.2, streamed=True), BF16, hot) < power_limited_clock_hz(
+        Activity(0.9, 0.2), BF16, hot)
+
+
+def test_the_clock_fit_takes_in_kernel_clocks_from_100_ms_loops_and_nvml_only_from_long_ones():
+    from perfmodel.calibration.fit import clock_frame
+    root = __import__("pathlib").Path(__file__).resolve().parents[1] / "data/measurements"
+    f = clock_frame([root / "h100_kclock_skinny.jsonl", root / "h100_sm90_dataset.jsonl"])
+    assert f["meas_kernel_clock_hz"].notna().sum() == 30          # the 100 ms loops with the probe
+    assert (f.loc[f["meas_kernel_clock_hz"].isna(), "meas_loop_s"] >= 0.25).all()   # NVML rows: long loops only
+    assert (f["fit_clock_hz"] == f["meas_kernel_clock_hz"].fillna(f["meas_sm_clock_hz"])).all()

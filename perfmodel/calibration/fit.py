@@ -60,6 +60,8 @@ SM90_PARAMETERS = (
     Parameter("clock.tensor_power_fraction", 0.2, 1.0, why="sim/power.py: tensor share of the capped power"),
     Parameter("clock.l2_power_fraction", 0.0, 1.0, why="sim/power.py: L2 traffic share of the capped power"),
     Parameter("clock.f8_tensor_power_ratio", 0.8, 2.0, why="sim/power.py: 8-bit tensor power per busy cycle"),
+    Parameter("clock.stream_tensor_power_ratio", 0.8, 2.0,
+              why="sim/power.py: tensor power per busy cycle of a GEMM's streamed operands / the burn's one tile"),
     Parameter("clock.power_exponent", 1.0, 4.5, why="sim/power.py: P ~ f^gamma along the DVFS curve"),
     Parameter("l2.sm_clock_scaling", 0.0, 1.0, why="sim/params.py: L2 bytes per SM cycle vs the SM clock"),
     Parameter("sync.direct_store_bytes_per_clock_per_sm", 1.0, 64.0, log=True,
@@ -137,16 +139,23 @@ def log_loss(df: pd.DataFrame) -> float:
 
 
 def clock_frame(datasets: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.DataFrame:
-    """Rows of sustained runs (data/measurements/h100_sm90_clock.jsonl: 1.5 s loops; h100_headline.jsonl:
-    300 ms; h100_real_shapes_steady.jsonl): the SM clock each kernel settled at under the power cap (NVML
-    mean over the loop), for the power model's fit. Rows of loops shorter than ``SUSTAINED_LOOP_S`` are
-    left out: their NVML mean still holds the first tens of ms at boost, before the limiter acted."""
+    """Rows of sustained runs: the SM clock each kernel settled at under the power cap, for the power model's fit
+    (column ``fit_clock_hz``). A row with the harness's in-kernel clock (``meas_kernel_clock_hz``: block 0's clock64
+    / %globaltimer over launches sampled through the timed loop) counts from loops of ``SHORT_LOOP_S`` on (100 ms
+    loops of heavy kernels already run at the capped clock in-kernel); a row with NVML's mean clock alone only
+    from ``SUSTAINED_LOOP_S`` (h100_sm90_clock.jsonl: 1.5 s loops; h100_headline.jsonl: 300 ms;
+    h100_real_shapes_steady.jsonl): NVML's mean of a shorter loop still holds its first tens of ms at 1980 MHz."""
+    from ..sim.clock import SHORT_LOOP_S
     paths = [datasets] if isinstance(datasets, (str, os.PathLike)) else list(datasets)
     frame, _ = measured_frame(paths)
-    frame = frame.dropna(subset=["meas_sm_clock_hz"])
-    frame = frame[frame["meas_loop_s"].fillna(0) >= SUSTAINED_LOOP_S]
+    loop = frame["meas_loop_s"].fillna(0)
+    kernel = frame["meas_kernel_clock_hz"].notna() & (loop >= SHORT_LOOP_S)
+    nvml = frame["meas_kernel_clock_hz"].isna() & frame["meas_sm_clock_hz"].notna() & (loop >= SUSTAINED_LOOP_S)
+    frame = frame[kernel | nvml].copy()
     if frame.empty:
         raise CalibrationError(f"{', '.join(map(str, paths))}: no sustained rows with a measured SM clock")
+    frame["fit_clock_hz"] = frame["meas_kernel_clock_hz"].where(frame["meas_kernel_clock_hz"].notna(),
+                                                                frame["meas_sm_clock_hz"])
     return frame.reset_index(drop=True)
 
 
@@ -204,7 +213,7 @@ def clock_loss(frame: pd.DataFrame, hw: HardwareSpec) -> float:
         try:
             p = predict(make_problem((int(row.m), int(row.n), int(row.k)), row.dtype),
                         KernelConfig.from_name(row.config_name), hw, clock="sustained")
-            vals.append(abs(math.log(p.clock_hz / row.meas_sm_clock_hz)))
+            vals.append(abs(math.log(p.clock_hz / row.fit_clock_hz)))
         except PerfmodelError:
             vals.append(1.0)
     return sum(vals) / max(len(vals), 1) + (sum(power) / len(power) if power else 0.0)

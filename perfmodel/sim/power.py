@@ -59,14 +59,19 @@ class Activity:
     hbm: float = 0.0     # HBM bytes/s / datasheet HBM bytes/s, at the clock ``at_hz``
     at_hz: float = 0.0   # the clock the activity was simulated at (0: the sustained clock)
     cycles: float = 0.0  # the kernel's cycles (launched back to back); 0: no idle time between launches
+    streamed: bool = False   # a GEMM streaming new operands into its tensor cores every k-block (True), or the
+    #                          wgmma burn re-reading one tile (False: the clock.sustained_tensor_hz reference)
 
 
-def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec) -> float:
-    """Tensor power per busy cycle relative to f16: 8-bit kinds run twice the FLOPs per cycle."""
+def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec, streamed: bool = True) -> float:
+    """Tensor power per busy cycle relative to the f16 burn: 8-bit kinds run twice the FLOPs per cycle
+    (clock.f8_tensor_power_ratio); a GEMM's operands change every k-block where the burn re-reads one tile, so its
+    datapath toggles more (clock.stream_tensor_power_ratio, where fitted: our in-kernel clocks of GEMMs)."""
     kind = problem.kind
     eight_bit = kind is MmaKind.I8 or (kind is MmaKind.F8F6F4 and max(problem.a_dtype.bits,
                                                                          problem.b_dtype.bits) <= 8)
-    return hw.clock.f8_tensor_power_ratio if eight_bit else 1.0
+    w = hw.clock.f8_tensor_power_ratio if eight_bit else 1.0
+    return w * (hw.clock.stream_tensor_power_ratio or 1.0) if streamed else w
 
 
 def busy_fraction(act: Activity, f: float, hw: HardwareSpec) -> float:
@@ -102,7 +107,7 @@ def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec)
     """Board power at clock f relative to the cap, averaged over launches and the idle time between them."""
     c = hw.clock
     busy = busy_fraction(act, f, hw)
-    core = relative_power(act, tensor_power_weight(problem, hw), hw, busy)
+    core = relative_power(act, tensor_power_weight(problem, hw, act.streamed), hw, busy)
     return (f / c.sustained_tensor_hz) ** c.power_exponent * core + busy * hbm_share(act, f, hw)
 
 
@@ -138,7 +143,7 @@ def _clock_at_cap(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: fl
     if board_power(act, lo, problem, hw) >= cap:
         return lo
     if hbm_share(act, hi, hw) == 0.0 and busy_fraction(act, hi, hw) == 1.0:   # closed form: no HBM, no idle
-        rel = relative_power(act, tensor_power_weight(problem, hw), hw) / cap
+        rel = relative_power(act, tensor_power_weight(problem, hw, act.streamed), hw) / cap
         return min(max(c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent), lo), hi)
     for _ in range(40):                  # P rises with f: bisection to ~1e-12 of the interval
         mid = 0.5 * (lo + hi)
@@ -175,7 +180,7 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
           if p.l2_power_bytes_per_clock > 0 else 0.0)
     hbm = p.hbm_bytes_per_stage / (p.hbm_bytes_per_clock * steady) if p.hbm_bytes_per_clock > 0 else 0.0
     return Activity(min(tensor, 1.0), min(l2, 1.0), min(hbm, 1.0) * hw.hbm.achievable_fraction, clock_hz,
-                    cycles=p.waves * p.k_iters * steady)
+                    cycles=p.waves * p.k_iters * steady, streamed=True)
 
 
 __all__ = ["Activity", "MIN_CLOCK_FRACTION", "PowerLimits", "steady_activity", "board_power", "busy_fraction", "hbm_share",
