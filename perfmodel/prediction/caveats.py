@@ -50,7 +50,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
             "narrow-64-byte-rows",
-            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 6% (H100) and 10% (H200) "
+            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 4% (H100) and 10% (H200) "
             "slower than predicted on the calibration half, up to 20%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
@@ -61,14 +61,14 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 9% (H100) and 13% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 35%, and +2% (H100) / -6% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                head + "such tiles measured 10% (H100) and 13% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 36%, and +3% (H100) / -1% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes) but not the spread of its CTAs under load "
                 "that remains: the slowest sets the time (mb_tma --skinny-abox / --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such small grids measured 8% (H100) and 7% (H200) faster than predicted on average, up to 10% "
+                head + "such small grids measured 4% (H100) and 5% (H200) faster than predicted on average, up to 8% "
                 "(calibration half, at the in-kernel clock the model takes for tensor kernels, clock.tensor_max_hz): "
                 "the model holds their rings of half-empty tiles slower than they run (docs/model.md)"))
     return tuple(out)
