@@ -67,6 +67,27 @@ def _tma_issue(recs: list[dict]) -> list[Update]:
                    f"multicast (cluster 2) minus plain issue cycles per {box} B box ({mc:.1f} - {plain:.1f})")]
 
 
+# wgmma instructions this wide or wider are math-bound (below it, shared-memory reads of the operands bind)
+MMA_ISSUE_MIN_N = 64
+
+
+def _mma_issue(recs: list[dict]) -> Update | None:
+    """The wgmma issue cost: the cycles a back-to-back instruction takes beyond its math (FLOPs / the per-SM peak per
+    clock), median over the throughput records of N >= MMA_ISSUE_MIN_N (bf16 k16, e4m3 k32; 1-4 warpgroups)."""
+    vals = []
+    for r in select(recs, "wgmma_throughput"):
+        if r.get("n", 0) < MMA_ISSUE_MIN_N or not r.get("flops_per_clock_per_sm"):
+            continue
+        eight_bit = r.get("dtype") == "e4m3"
+        flops = 64 * r["n"] * (32 if eight_bit else 16) * 2
+        vals.append(flops / r["flops_per_clock_per_sm"] - flops / (8192 if eight_bit else 4096))
+    if not vals:
+        return None
+    return Update("tensor_core.mma_issue_overhead_cycles", max(statistics.median(vals), 0.0), "mb_wgmma/wgmma_throughput",
+                  f"median over {len(vals)} back-to-back wgmma records of N >= {MMA_ISSUE_MIN_N} of cycles per "
+                  f"instruction (FLOPs / FLOP per clock) beyond its math ({min(vals):.2f}-{max(vals):.2f})")
+
+
 def _tma_bandwidth(recs: list[dict]) -> Update | None:
     rows = select(recs, "tma_stream", source="l2", ctas=1, swizzle=128)
     if not rows:
@@ -333,7 +354,8 @@ def derive_updates(doc: dict, datasheet_hbm_bytes_per_s: float | None,
     l2_bytes = dev.get("l2_bytes", 50 * MIB)
     # wgmma latencies are reported (report.py) but not written: tensor_core.mma_min_latency_cycles is the
     # model's floor on the issue interval (Luo's RS 13 cycles), while we measure SS issue -> completion.
-    found: list[Update | None] = [_tma_latency(recs), _tma_bandwidth(recs), _clock(doc), _short_ratio(recs, power)]
+    found: list[Update | None] = [_tma_latency(recs), _tma_bandwidth(recs), _clock(doc), _short_ratio(recs, power),
+                                  _mma_issue(recs)]
     groups: list[Callable[[], list[Update]]] = [
         lambda: _tma_issue(recs), lambda: _sync(recs), lambda: _smem(recs), lambda: _l2(recs, l2_bytes),
         lambda: _hbm(recs, datasheet_hbm_bytes_per_s), lambda: _pitch(recs, l2_efficiency_128b),
@@ -383,6 +405,8 @@ def rounded(key: str, value: float) -> float | int:
         return round(value / 1e6) * 1e6
     if key.endswith("_s"):
         return round(value * 1e8) / 1e8
+    if key.endswith("overhead_cycles"):
+        return round(value, 2)
     if key.endswith("_fraction"):
         return round(value, 3)
     if key.endswith("_ratio"):
