@@ -143,7 +143,7 @@ def test_report_measured_clock_per_row_and_fallback():
 
 @pytest.mark.parametrize("argv,words", [
     (["--problem", "8192x8192x8192", "--tile", "128x256x64", "--cluster", "2x1"], "short: power-limited under the short-term limit"),
-    (["--problem", "1000x1992x1016", "--tile", "128x128x64"], "short: the tensor cores' clock ceiling (clock.tensor_max_hz), under the short-term power limit"),
+    (["--problem", "1000x1992x1016", "--tile", "128x128x64"], "short: the tensor cores' clock ceiling, clock.tensor_max_hz, under the short-term power limit"),
 ])
 def test_predict_names_the_short_regime(argv, words, capsys):
     assert main(["predict", "--gpu", "h100-sxm", "--dtype", "bf16", "--clock", "short", *argv]) == 0

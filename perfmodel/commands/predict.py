@@ -105,9 +105,9 @@ def _print_text(p: Prediction, r, args) -> None:
 
 def _clock_words(p: Prediction, hw) -> str:
     top = ("boost" if hw.tensor_max_clock_hz >= hw.clock.boost_hz
-           else "the tensor cores' clock ceiling (clock.tensor_max_hz)")
+           else "the tensor cores' clock ceiling, clock.tensor_max_hz")
     if p.clock_regime == "boost":
-        return top
+        return "boost" if top == "boost" else f"boost: {top}"
     limited = p.clock_hz < hw.tensor_max_clock_hz * (1 - 1e-6)
     if p.clock_regime == "sustained":
         return "sustained: power-limited under the cap" if limited else f"sustained: {top}, under the power cap"
