@@ -10,7 +10,8 @@ P ~ f^gamma at fixed activity, for everything on the SM clock's rail; HBM on its
     P(f) / P_cap = (f / f_sustained)^gamma * ((1 - a_tc) + a_tc * w * u_tc + a_l2 * u_l2)  +  a_hbm * u_hbm(f)
 
     u_tc  chip-wide tensor-core activity: math-busy cycles of all SMs / (cycles x SMs)
-    w     tensor power per busy cycle relative to f16/bf16 (``f8_tensor_power_ratio`` for 8-bit kinds)
+    w     tensor power per busy cycle relative to the f16/bf16 burn (``f8_tensor_power_ratio`` for 8-bit kinds, times
+          ``stream_tensor_power_ratio`` for a GEMM, whose operands change every k-block: ``Activity.streamed``)
     u_l2  chip-wide L2->SM traffic / L2 bandwidth
     u_hbm HBM bytes/s / datasheet HBM bytes/s; at fixed cycles it grows with f (u_hbm(f) = u_0 f / f_0,
           at most ``hbm.achievable_fraction``)
@@ -38,7 +39,9 @@ fast window's alone.
 
 The reference point (u_tc = 1 at f16, no L2 or HBM traffic, f = f_sustained) gives P = P_cap. Setting
 P(f) = P_cap gives f (bisection: P rises with f); it is clamped to [MIN_CLOCK_FRACTION x f_sustained,
-boost]. With ``tensor_power_fraction``, ``l2_power_fraction`` and ``hbm_power_w`` all 0 (parts without
+boost, or ``clock.tensor_max_hz`` where measured: ``HardwareSpec.tensor_max_clock_hz``, the highest clock a kernel
+whose tensor cores run reaches, far under the cap too]. With ``tensor_power_fraction``, ``l2_power_fraction`` and
+``hbm_power_w`` all 0 (parts without
 measurements) the clock is the sustained clock whatever the kernel does, as before this model existed.
 This is the ``sustained`` clock regime (sim/clock.py); ``boost`` and a fixed clock bypass it.
 """
