@@ -18,8 +18,9 @@ def add_arguments(p):
     p.add_argument("--gpu", help="hardware spec to predict with (default: the dataset header's)")
     p.add_argument("--clock", default="auto", metavar="auto|measured|boost|short|sustained|MHZ",
                    help="the clock each row is predicted at: auto (default: the regime of the row's timed loop: short "
-                        "below 50 ms, else sustained), measured (each row's NVML mean SM clock; a row without one "
-                        "falls back to auto), boost, short, sustained, or a clock in MHz")
+                        "below 50 ms, else sustained), measured (each row's in-kernel SM clock from the harness's "
+                        "clock probe, else its NVML mean SM clock; a row without either falls back to auto), boost, "
+                        "short, sustained, or a clock in MHz")
     p.add_argument("--csv", help="write the joined per-point table here")
     p.add_argument("--plot", metavar="FILE.png", help="write a predicted-vs-measured scatter plot here")
     p.add_argument("--published", metavar="FILE.csv",
