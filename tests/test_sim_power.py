@@ -164,7 +164,7 @@ def test_a_streamed_gemm_weighs_its_tensor_power_by_the_stream_ratio_and_the_bur
     from perfmodel.sim.power import tensor_power_weight
     hot = H100.with_values(**{"clock.stream_tensor_power_ratio": 1.15})
     assert tensor_power_weight(BF16, hot, streamed=False) == 1.0
-    assert tensor_power_weight(BF16, hot) == pytest.approx(1.15)
+    assert tensor_power_weight(BF16, hot, streamed=True) == pytest.approx(1.15)
     assert power_limited_clock_hz(Activity(1.0, 0.0), BF16, hot) == pytest.approx(hot.clock.sustained_tensor_hz)
     assert power_limited_clock_hz(Activity(0.9, 0.2, streamed=True), BF16, hot) < power_limited_clock_hz(
         Activity(0.9, 0.2), BF16, hot)

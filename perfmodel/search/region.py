@@ -137,7 +137,7 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     sms = max(sched.sm_count, sched.active_sms, 1)
     math_c = ctas_k * p.issuers * p.instr_per_stage * p.instr_math_cycles    # tensor-busy SM cycles, all SMs
     moved = ctas_k * p.l2_moved_bytes_per_stage
-    w = tensor_power_weight(problem, hw)
+    w = tensor_power_weight(problem, hw, streamed=True)   # a GEMM's operands
     base, a_tc, a_l2 = 1.0 - c.tensor_power_fraction, c.tensor_power_fraction, c.l2_power_fraction
     a_hbm = c.hbm_power_w / hw.gpu.tdp_w
 

@@ -70,8 +70,12 @@ class SimParams:
     gpc_stage_bytes: float = 0.0      # a stage's bytes in flight (its L2 reads) and the part that waits as long
     gpc_miss_bytes: float = 0.0       # as an HBM miss (gpu.gpc_inflight_bytes; memory.gpc_inflight_bytes_per_stage)
     gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
-    l2_share_gpc_bound: bool = False  # l2_bytes_per_clock is that GPC's in-flight pool's limit, not the L2's share
     l2_chip_bytes_per_clock: float = 0.0  # this SM's share of the chip's L2 bandwidth, the pool's limit aside (power)
+
+    @property
+    def l2_share_gpc_bound(self) -> bool:
+        """l2_bytes_per_clock is the GPC in-flight pool's limit, below the L2's own share."""
+        return self.l2_bytes_per_clock < self.l2_chip_bytes_per_clock
 
     @property
     def l2_power_bytes_per_clock(self) -> float:
@@ -216,13 +220,10 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_
     byte-cycles) stages a cycle; converted to the L2 occupancy bytes the L2 server counts."""
     l2 = chip = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
     total, miss = gpc_bytes
-    pool_bound = False
     if crowd and total > 0 and l2_bytes_per_stage > 0:
         held = total * hw.tma.latency_cycles + miss * _hbm_latency(hw, clock_hz)[0]   # byte-cycles a stage
-        pooled = hw.gpu.gpc_inflight_bytes / crowd * l2_bytes_per_stage / held
-        pool_bound = pooled < l2
-        l2 = min(l2, pooled)
-    return {"l2_bytes_per_clock": l2, "l2_share_gpc_bound": pool_bound, "l2_chip_bytes_per_clock": chip,
+        l2 = min(l2, hw.gpu.gpc_inflight_bytes / crowd * l2_bytes_per_stage / held)
+    return {"l2_bytes_per_clock": l2, "l2_chip_bytes_per_clock": chip,
             "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
             "l2_tag_lookups_per_clock": (hw.l2.tag_lookups_per_s or 0.0) / clock_hz / sched.active_sms}
 

@@ -66,10 +66,11 @@ class Activity:
     #                          wgmma burn re-reading one tile (False: the clock.sustained_tensor_hz reference)
 
 
-def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec, streamed: bool = True) -> float:
+def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec, streamed: bool) -> float:
     """Tensor power per busy cycle relative to the f16 burn: 8-bit kinds run twice the FLOPs per cycle
-    (clock.f8_tensor_power_ratio); a GEMM's operands change every k-block where the burn re-reads one tile, so its
-    datapath toggles more (clock.stream_tensor_power_ratio, where fitted: our in-kernel clocks of GEMMs)."""
+    (clock.f8_tensor_power_ratio); a GEMM's operands (``streamed``, as Activity.streamed) change every k-block where
+    the burn re-reads one tile, so its datapath toggles more (clock.stream_tensor_power_ratio, where fitted: our
+    in-kernel clocks of GEMMs)."""
     kind = problem.kind
     eight_bit = kind is MmaKind.I8 or (kind is MmaKind.F8F6F4 and max(problem.a_dtype.bits,
                                                                          problem.b_dtype.bits) <= 8)
