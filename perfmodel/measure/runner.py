@@ -193,5 +193,6 @@ def _parsed(doc: dict, base: dict, cublas_only: bool) -> Measurement:
         cublas_sm_clock_mean_hz=_mhz_to_hz(cb.get("sm_mhz_mean")) if cb else None,
         sm_clock_mean_hz=_mhz_to_hz(t.get("sm_mhz_mean")), sm_clock_min_hz=_mhz_to_hz(t.get("sm_mhz_min")),
         power_mean_w=t.get("power_w_mean") or None, power_max_w=t.get("power_w_max") or None,
-        kernel_clock_median_hz=_mhz_to_hz(t.get("kernel_mhz_median")), kernel_clock_min_hz=_mhz_to_hz(t.get("kernel_mhz_min")),
+        kernel_clock_median_hz=_mhz_to_hz(t.get("kernel_mhz_median")),
+        kernel_clock_min_hz=_mhz_to_hz(t.get("kernel_mhz_min")),
         smem_bytes=kern.get("smem_bytes"), grid_ctas=kern.get("grid_ctas"), **base)

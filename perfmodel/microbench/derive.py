@@ -83,7 +83,8 @@ def _mma_issue(recs: list[dict]) -> Update | None:
         vals.append(flops / r["flops_per_clock_per_sm"] - flops / (8192 if eight_bit else 4096))
     if not vals:
         return None
-    return Update("tensor_core.mma_issue_overhead_cycles", max(statistics.median(vals), 0.0), "mb_wgmma/wgmma_throughput",
+    return Update("tensor_core.mma_issue_overhead_cycles", max(statistics.median(vals), 0.0),
+                  "mb_wgmma/wgmma_throughput",
                   f"median over {len(vals)} back-to-back wgmma records of N >= {MMA_ISSUE_MIN_N} of cycles per "
                   f"instruction (FLOPs / FLOP per clock) beyond its math ({min(vals):.2f}-{max(vals):.2f})")
 
