@@ -99,8 +99,8 @@ def main() -> int:
                                            args.split, args.file, keep=lambda r: r.get("kind") == "config"):
         res = per_problem(predicted(df, gpu, args.clock))
         clock = ("each row at its measured SM clock (nvidia-smi mean while it ran; boost "
-                 f"{load_hardware(gpu).clock.boost_hz / 1e6:.0f} MHz where unsampled)" if args.clock == "measured"
-                 else f"boost {load_hardware(gpu).clock.boost_hz / 1e6:.0f} MHz")
+                 f"{load_hardware(gpu).tensor_max_clock_hz / 1e6:.0f} MHz where unsampled)" if args.clock == "measured"
+                 else f"boost {load_hardware(gpu).tensor_max_clock_hz / 1e6:.0f} MHz")
         print(f"\n{f.relative_to(ROOT)} ({head['gpu_name']}, cuBLASLt {head['cublaslt_version']}), split: {args.split}, "
               f"clock: {clock}")
         print(res.to_string(index=False, float_format=lambda x: f"{x:.3f}"))

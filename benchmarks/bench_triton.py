@@ -80,7 +80,7 @@ def main() -> int:
         res = per_shape(predicted(df, gpu, args.clock))
         pd.set_option("display.width", 200)
         print(f"\n{f.relative_to(ROOT)} ({head['gpu_name']}, Triton {head['triton']}), split: {args.split}, "
-              f"clock: {args.clock}" + (f" {load_hardware(gpu).clock.boost_hz / 1e6:.0f} MHz" if args.clock == "boost"
+              f"clock: {args.clock}" + (f" {load_hardware(gpu).tensor_max_clock_hz / 1e6:.0f} MHz" if args.clock == "boost"
                                          else ""))
         print(res.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
         for fam, g in res.groupby("family"):
