@@ -91,8 +91,8 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     assert len(l2) >= 50
     assert abs(l2["rel_err"].mean()) <= 0.015                  # "bias within 1.5%"
     assert 0.04 <= l2["rel_err"].abs().mean() <= 0.07          # "5-6% off on average"
-    lo, hi = (0.11, 0.16) if gpu == "h100-sxm" else (0.15, 0.25)
-    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 7 (H100) and 1 in 5 (H200) more than 10% off"
+    lo, hi = (0.07, 0.12) if gpu == "h100-sxm" else (0.15, 0.25)
+    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 11 (H100) and 1 in 5 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
     assert len(deep) >= 5 and deep["rel_err"].mean() > 0.03    # "rings of 7+ stages slower than predicted"
     sk = cal[(cal["m"] <= SKINNY_M) & (cal["tile_m"] >= 2 * SKINNY_M)].copy()
@@ -103,13 +103,13 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     assert 0.25 <= sk["rel_err"].max() <= 0.40               # "up to 36%"
     mid = sk[(sk["ctas"] >= 40) & (sk["ctas"] <= 100)]["rel_err"]
     lo, hi = (0.07, 0.12) if gpu == "h100-sxm" else (0.10, 0.16)
-    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "10% (H100) and 13% (H200) ... at 40-100 CTAs"
+    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "11% (H100) and 14% (H200) ... at 40-100 CTAs"
     edge = sk[((sk["ctas"] > 24) & (sk["ctas"] < 40)) | (sk["ctas"] > 100)]["rel_err"]
-    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.05   # "+3% (H100) / -1% (H200) at 25-40 and above 100"
+    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.05   # "+4% (H100) / 0% (H200) at 25-40 and above 100"
     quiet = sk[sk["ctas"] <= 24]["rel_err"]
-    assert len(quiet) >= 2 and -0.07 <= quiet.mean() <= -0.02 and quiet.abs().max() <= 0.10   # "4% / 5% faster, up to 8%"
+    assert len(quiet) >= 2 and -0.05 <= quiet.mean() <= -0.01 and quiet.abs().max() <= 0.10   # "2% / 3% faster, up to 8%"
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]
     assert len(n64) >= 8
     lo, hi = (0.02, 0.07) if gpu == "h100-sxm" else (0.07, 0.13)
-    assert lo <= n64["rel_err"].mean() <= hi                  # "4% (H100) and 10% (H200) slower"
+    assert lo <= n64["rel_err"].mean() <= hi                  # "3% (H100) and 8% (H200) slower"
     assert 0.15 <= n64["rel_err"].max() <= 0.25               # "up to 20%"

@@ -264,10 +264,12 @@ SM90_STARTS = ({"l2.sm_clock_scaling": 0.0}, {"l2.sm_clock_scaling": 1.0, "clock
 
 def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM90_PARAMETERS, *,
         rounds: int = 2, iters: int = 6, starts: Sequence[dict] = SM90_STARTS, jobs: int = 1,
-        clocks: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None) -> FitResult:
+        clocks: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None,
+        throughput_clock: str = "auto") -> FitResult:
     """Multi-start coordinate descent: from the file's values and from each of ``starts`` (restricted to
     the fitted keys), keep the best. ``jobs`` > 1 runs the starts in parallel processes. The loss is the
-    mean |log(pred/meas)| of throughput over ``frame`` (rows in their loop's clock regime) plus, with
+    mean |log(pred/meas)| of throughput over ``frame`` (rows in their loop's clock regime, or with
+    ``throughput_clock`` "measured" at each row's measured clock: the cycle parameters alone) plus, with
     ``clocks`` (a clock_frame of sustained runs), the mean |log| error of the predicted sustained clock.
     The power model's parameters (``clock.*``) are fitted on the clock runs alone: ``frame`` must then be
     empty (throughput alone cannot tell a lower clock from fewer FLOPs per cycle), and the other
@@ -286,19 +288,19 @@ def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM9
     inits = [{}] + [{k: v for k, v in s.items() if k in keys} for s in starts]
     inits = [d for i, d in enumerate(inits) if d not in inits[:i]]
     portable = dataclasses.replace(hw, sources=dict(hw.sources))    # MappingProxyType does not pickle
-    tasks = [(frame, portable, tuple(params), init, rounds, iters, clocks) for init in inits]
+    tasks = [(frame, portable, tuple(params), init, rounds, iters, clocks, None, throughput_clock) for init in inits]
     if jobs > 1 and len(tasks) > 1:
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(max_workers=jobs) as ex:
             results = list(ex.map(_descent_task, tasks))
     else:
-        results = [_descent(*t, progress=progress) for t in tasks]
+        results = [_descent(*t[:7], progress=progress, throughput_clock=throughput_clock) for t in tasks]
     best = min(results, key=lambda r: r.loss_after)
     if progress:
         for init, r in zip(inits, results):
             progress(f"start {init or 'file values'}: loss {r.loss_before:.4f} -> {r.loss_after:.4f}")
     return FitResult(gpu=best.gpu, values=best.values, before={p.key: float(_value(hw, p.key)) for p in params},
-                     loss_before=_loss(frame, hw, clocks), loss_after=best.loss_after,
+                     loss_before=_loss(frame, hw, clocks, throughput_clock), loss_after=best.loss_after,
                      evaluations=sum(r.evaluations for r in results) + 1,
                      calibration_shapes=best.calibration_shapes, history=best.history)
 
@@ -307,14 +309,24 @@ def _descent_task(task) -> FitResult:
     return _descent(*task)
 
 
-def _loss(frame: pd.DataFrame, hw: HardwareSpec, clocks: pd.DataFrame | None) -> float:
-    loss = log_loss(add_predictions(frame, hw)) if len(frame) else 0.0
+def kernel_clock_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a measured frame that carry the harness's in-kernel clock (block 0's clock64 over
+    %globaltimer): the clock the kernel really ran at, whatever its loop length."""
+    if "meas_kernel_clock_hz" not in frame:
+        return frame.iloc[0:0]
+    return frame[frame["meas_kernel_clock_hz"].notna()]
+
+
+def _loss(frame: pd.DataFrame, hw: HardwareSpec, clocks: pd.DataFrame | None, throughput_clock: str = "auto") -> float:
+    """``throughput_clock`` "auto": each row in its timed loop's clock regime (cycles and the clock model together);
+    "measured": at each row's measured clock, the in-kernel one where the row has it (the cycle model alone)."""
+    loss = log_loss(add_predictions(frame, hw, clock=throughput_clock)) if len(frame) else 0.0
     return loss + clock_loss(clocks, hw) if clocks is not None and len(clocks) else loss
 
 
 def _descent(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter], init: dict, rounds: int,
              iters: int, clocks: pd.DataFrame | None = None,
-             progress: Callable[[str], None] | None = None) -> FitResult:
+             progress: Callable[[str], None] | None = None, throughput_clock: str = "auto") -> FitResult:
     """Coordinate descent over params on the rows of frame (already the calibration split)."""
     values = {p.key: float(init.get(p.key, _value(hw, p.key))) for p in params}
     before = dict(values)
@@ -322,7 +334,7 @@ def _descent(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter],
 
     def loss_of(vals: dict) -> float:
         count[0] += 1
-        return _loss(frame, hw.with_values(**vals), clocks)
+        return _loss(frame, hw.with_values(**vals), clocks, throughput_clock)
 
     current = loss_of(values)
     loss0, history = current, []

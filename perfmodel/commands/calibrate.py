@@ -47,6 +47,9 @@ def add_arguments(p):
     g.add_argument("--power-run", action="append", default=[], metavar="FILE",
                    help="mb_power results (repeatable; data/microbench/*-power.json, python3 -m perfmodel.microbench.power): "
                         "their 6 s phases' board power joins the power model's fit")
+    g.add_argument("--at-kernel-clock", action="store_true",
+                   help="fit the throughput (cycle) parameters on the --dataset rows that carry the harness's in-kernel "
+                        "clock, each predicted at that clock: the cycle model alone, without the clock model's errors")
     g.add_argument("--split", metavar="FILE", help="calibration / held-out split by shape (default "
                                                    "configs/splits/sm90.toml)")
     g.add_argument("--gpu", help="hardware spec to fit (default: the dataset header's)")
@@ -109,6 +112,14 @@ def _run_fit(args) -> int:
         cal.check_fittable(target_hw, power + cycle)
         writable_file(target, "--apply")
     calib = cal.split(frame, split)[0] if len(frame) else frame
+    tclock = "auto"
+    if args.at_kernel_clock:
+        if not cycle:
+            raise PerfmodelError("--at-kernel-clock fits throughput parameters: pass --dataset and non-clock.* --params")
+        calib, tclock = cal.kernel_clock_rows(calib), "measured"
+        if calib.empty:
+            raise PerfmodelError("--at-kernel-clock: none of the --dataset calibration rows carries an in-kernel clock "
+                                 "(kernel_clock_median_hz)")
     clocks_cal = cal.split(clocks, split)[0] if clocks is not None else None
     if args.power_run:
         if not power:
@@ -121,16 +132,17 @@ def _run_fit(args) -> int:
                                progress=progress))
         fitted = fitted.with_values(**results[-1].values)
     if cycle:
-        results.append(cal.fit(calib, fitted, cycle, rounds=args.rounds, jobs=args.jobs, progress=progress))
+        results.append(cal.fit(calib, fitted, cycle, rounds=args.rounds, jobs=args.jobs, progress=progress,
+                               throughput_clock=tclock))
         fitted = fitted.with_values(**results[-1].values)
     values = {k: v for r in results for k, v in r.values.items()}
     before_values = {k: v for r in results for k, v in r.before.items()}
-    loss_before = cal._loss(calib, hw, clocks_cal)
-    loss_after = cal._loss(calib, fitted, clocks_cal)
+    loss_before = cal._loss(calib, hw, clocks_cal, tclock)
+    loss_after = cal._loss(calib, fitted, clocks_cal, tclock)
     before = cal.evaluate_split(calib, hw, split)[0].calibration if len(calib) else None
     after = cal.evaluate_split(calib, fitted, split)[0].calibration if len(calib) else None
     where = f"the calibration split of {_relative(split.path)}"
-    command = "perfmodel calibrate --fit --params " + ",".join(values)
+    command = "perfmodel calibrate --fit --params " + ",".join(values) + (" --at-kernel-clock" if args.at_kernel_clock else "")
     written, kept = {}, []
     if args.apply is not None:
         path = hw.path if args.apply == _APPLY_TO_SPEC else args.apply

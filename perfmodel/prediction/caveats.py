@@ -44,13 +44,13 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "same panel in step from one L2 read; the model counts its mean merge (l2.lrc_merge_128b), but the merge "
             "moves with ring depth and tile order (ncu: the SMs received 1.07-1.53x the sectors the L2 served, "
             "data/ncu/lrc), so such points scatter: on our H100 and H200 calibration data 5-6% off on average "
-            "(bias within 1.5%), 1 in 7 (H100) and 1 in 5 (H200) more than 10% off either way, rings of 7+ stages "
+            "(bias within 1.5%), 1 in 11 (H100) and 1 in 5 (H200) more than 10% off either way, rings of 7+ stages "
             "slower than predicted"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
             "narrow-64-byte-rows",
-            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 4% (H100) and 10% (H200) "
+            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 3% (H100) and 8% (H200) "
             "slower than predicted on the calibration half, up to 20%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
@@ -61,14 +61,14 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 10% (H100) and 13% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 36%, and +3% (H100) / -1% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                head + "such tiles measured 11% (H100) and 14% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 37%, and +4% (H100) / 0% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes) but not the spread of its CTAs under load "
                 "that remains: the slowest sets the time (mb_tma --skinny-abox / --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such small grids measured 4% (H100) and 5% (H200) faster than predicted on average, up to 8% "
+                head + "such small grids measured 2% (H100) and 3% (H200) faster than predicted on average, up to 8% "
                 "(calibration half, at the in-kernel clock the model takes for tensor kernels, clock.tensor_max_hz): "
                 "the model holds their rings of half-empty tiles slower than they run (docs/model.md)"))
     return tuple(out)
