@@ -252,19 +252,26 @@ class HardwareSpec:
                               f"(a cluster lives in one GPC; the model knows clusters of {sizes} CTAs)")
         return max(min(sms, self.gpu.sm_count) // max(cluster_size, 1), 1)
 
-    def busiest_gpc_sms(self, active_sms: int, cluster_size: int = 1) -> int:
+    def busiest_gpc_sms(self, active_sms: int, cluster_size: int = 1, cluster_launch: bool = False) -> int:
         """SMs of the most crowded GPC when a grid occupies ``active_sms`` SMs (one CTA each) in clusters of
         ``cluster_size``. Plain grids and clusters of 2: the first gpu.gpc_packed_ctas land on that many SMs of
         one GPC (two per TPC). The rest go round-robin over the GPCs, a cluster at a time: a plain grid one SM of
         each free TPC first, then the TPCs' other SMs; clusters take whole TPCs. Clusters of 4 and more start
         spread, and never use those packed SMs. The TPCs some GPCs have beyond sm_count / (2 x gpcs) come last.
         Our mb_tma --gpc-probe: %smid of grids of 8..132 CTAs on two H100 cards and an H200, and of clusters of 2
-        and 4 on the H200. 0 where the GPCs are not modelled."""
+        and 4 on the H200. 0 where the GPCs are not modelled.
+
+        ``cluster_launch``: a grid of single CTAs launched through the cluster API (cudaLaunchKernelEx with a cluster
+        dimension of 1, as our kernel always is) lands otherwise, by rows of TPCs (_tpc_row_order): our GEMM's own
+        CTAs' %smid (harness --cta-probe, 18 grids of 16-128 CTAs on an H100, 2026-11-26)."""
         g = self.gpu
         if not g.gpcs or not g.gpc_inflight_bytes:
             return 0
         n = min(max(active_sms, 0), g.sm_count)
         unit = max(cluster_size, 1)
+        if cluster_launch and unit == 1:
+            taken = self._tpc_row_order()[:n]
+            return max(taken.count(i) for i in range(g.gpcs)) if taken else 0
         tpcs = g.sm_count // (2 * g.gpcs)
         region = min(g.gpc_packed_ctas or 0, 2 * tpcs)      # the packed SMs (whole TPCs of GPC 0)
         packed = min(region, n) if unit <= 2 else 0
@@ -285,6 +292,26 @@ class HardwareSpec:
         for i in range(left):                            # the TPCs beyond 2 x tpcs per GPC, a pair at a time
             counts[(i // 2) % g.gpcs] += 1
         return max(counts)
+
+    def _tpc_row_order(self) -> list[int]:
+        """The GPC of each SM in the order a cluster-API launch of single CTAs takes them. The TPCs form rows: the
+        first holds GPC 0's gpu.gpc_packed_ctas / 2 packed TPCs and one TPC of every GPC, each later row one TPC of
+        every GPC that has one left. A row gives its TPCs' first SMs, then their second SMs (the GPC 0 TPCs of a
+        row first: a launch may start the row at another GPC, so this is the busiest case). The TPCs some GPCs
+        have beyond sm_count / (2 x gpcs) come last, a pair at a time."""
+        g = self.gpu
+        tpcs = g.sm_count // (2 * g.gpcs)
+        packed = min((g.gpc_packed_ctas or 0) // 2, tpcs)
+        left = [tpcs - packed] + [tpcs] * (g.gpcs - 1)
+        order, head = [], [0] * packed
+        while any(left):
+            row = head + [i for i in range(g.gpcs) if left[i] > 0]
+            for i in range(g.gpcs):
+                left[i] -= left[i] > 0
+            order += row + row
+            head = []
+        order += [(i // 2) % g.gpcs for i in range(g.sm_count - len(order))]
+        return order
 
     @property
     def tensor_max_clock_hz(self) -> float:

@@ -141,3 +141,28 @@ def test_a_second_h200_card_numbers_its_sms_otherwise_but_follows_the_same_law()
         assert h200.busiest_gpc_sms(r["ctas"], r.get("cluster", 1)) == max(counts.values()), r
     pool, _ = gpc_inflight_bytes(second, h200.tma.latency_cycles, h200.tma.hbm_miss_latency_cycles)
     assert pool == pytest.approx(h200.gpu.gpc_inflight_bytes, rel=0.02)
+
+
+def test_our_kernels_cluster_launches_land_by_tpc_rows():
+    """Our GEMM launches through the cluster API (a cluster dimension of 1 included): its own CTAs' %smid (harness
+    --cta-probe, 18 grids of 16-128 CTAs, data/microbench/h100-80gb-hbm3-2026-11-26-cta-spread.jsonl) crowd GPC 0
+    as the row law says, and more than plain grids do at 48-80 CTAs."""
+    gpc = _gpc_of_sm(_records(PROBES[:1]))
+    runs = [json.loads(line) for line in
+            (ROOT / "data/microbench/h100-80gb-hbm3-2026-11-26-cta-spread.jsonl").read_text().splitlines()]
+    assert len(runs) == 18
+    seen = set()
+    for run in runs:
+        cluster = KernelConfig.from_name(run["config_name"]).cluster_size
+        for launch in run["cta_probe"]:
+            counts: dict[int, int] = {}
+            for cta in launch:
+                counts[gpc[cta[0]]] = counts.get(gpc[cta[0]], 0) + 1
+            assert H100.busiest_gpc_sms(len(launch), cluster, cluster_launch=True) == max(counts.values()), run["shape"]
+        seen.add(len(run["cta_probe"][0]))
+    assert {48, 64, 80} <= seen
+    assert [H100.busiest_gpc_sms(n, 1, cluster_launch=True) for n in (48, 64, 80)] == [13, 15, 16]
+    assert [H100.busiest_gpc_sms(n) for n in (48, 64, 80)] == [12, 12, 14]        # plain grids (mb_tma --gpc-probe)
+    cfg = KernelConfig.from_name(SKINNY)
+    from perfmodel.sim.params import build_inputs
+    assert build_inputs(make_problem("64x8192x28672", "bf16"), cfg, H100, 1.83e9).params.gpc_crowd_sms == 15

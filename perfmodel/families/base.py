@@ -46,6 +46,9 @@ class Schedule:
     threads_per_cta: int
     registers_per_thread: int    # estimate the occupancy uses
     smem_bytes_per_cta: int
+    # launched through the cluster API even with clusters of one CTA (cudaLaunchKernelEx with a cluster dimension):
+    # such grids land on the GPCs by rows of TPCs, not as plain grids do (HardwareSpec.busiest_gpc_sms)
+    cluster_launch: bool = False
 
     def describe(self) -> str:
         split = f"{self.issuers} MMA warpgroup(s) of {self.rows_per_issuer}x{self.cols_per_issuer}"

@@ -33,7 +33,8 @@ class OursFamily(KernelFamily):
                         wait_depth=0 if sm100 else min(WGMMA_WAIT_DEPTH, max(cfg.stages - 1, 0)),
                         ctas_per_sm=1, persistent=cfg.persistent,
                         threads_per_cta=WARPGROUP_THREADS * (max(cfg.consumers, 1) + 1),
-                        registers_per_thread=0, smem_bytes_per_cta=smem_bytes(problem, cfg))
+                        registers_per_thread=0, smem_bytes_per_cta=smem_bytes(problem, cfg),
+                        cluster_launch=True)      # gemm_sm90.cu: cudaLaunchKernelEx with a cluster dimension
 
 
 FAMILY = OursFamily()

@@ -438,11 +438,17 @@ __device__ __forceinline__ unsigned long long global_ns() {
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
             const __grid_constant__ CUtensorMap tmD, __nv_bfloat16* D, int M, int N, int K,
-            unsigned long long* clock_probe) {
+            unsigned long long* clock_probe, unsigned long long* cta_probe) {
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   if (clock_probe && blockIdx.x == 0 && threadIdx.x == 0) {   // in-kernel clock: block 0's start ...
     clock_probe[0] = (unsigned long long)clock64();
     clock_probe[1] = global_ns();
+  }
+  if (cta_probe && threadIdx.x == 0) {   // per-CTA study (harness --cta-probe): its SM and start ...
+    uint32_t smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    cta_probe[4 * blockIdx.x] = smid;
+    cta_probe[4 * blockIdx.x + 1] = global_ns();
   }
   const Smem s = carve(smem_raw);
   const int wg = threadIdx.x / 128;
@@ -458,7 +464,10 @@ gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
   if constexpr (CS > 1) cluster_sync(); else __syncthreads();
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGS));
-    if (threadIdx.x == 0) producer(s, &tmA, &tmB, tiles_m, tiles_n, k_blocks, rank);
+    if (threadIdx.x == 0) {
+      producer(s, &tmA, &tmB, tiles_m, tiles_n, k_blocks, rank);
+      if (cta_probe) cta_probe[4 * blockIdx.x + 3] = global_ns();   // ... its last load issued ...
+    }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGS));
     consumer(s, &tmD, D, M, N, tiles_m, tiles_n, k_blocks, wg - 1, rank);
@@ -466,6 +475,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
       clock_probe[2] = (unsigned long long)clock64();
       clock_probe[3] = global_ns();
     }
+    if (cta_probe && threadIdx.x == 128) cta_probe[4 * blockIdx.x + 2] = global_ns();   // ... and its end
   }
   if constexpr (CS > 1) cluster_sync();   // no CTA leaves while a peer may still signal or write it
 }
@@ -564,7 +574,8 @@ extern "C" int pm_make_plan(void** out, const void* a, const void* b, void* d, i
   return 0;
 }
 
-extern "C" int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe) {
+extern "C" int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe,
+                         unsigned long long* cta_probe) {
   Plan* p = static_cast<Plan*>(plan);
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
@@ -572,7 +583,8 @@ extern "C" int pm_launch(void* plan, cudaStream_t stream, unsigned long long* cl
   attr[0].val.clusterDim.x = CS; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1;
   cfg.gridDim = dim3(p->grid); cfg.blockDim = dim3(THREADS); cfg.dynamicSmemBytes = SMEM_BYTES;
   cfg.stream = stream; cfg.attrs = attr; cfg.numAttrs = 1;
-  return (int)cudaLaunchKernelEx(&cfg, gemm_kernel, p->a, p->b, p->d, p->dptr, p->m, p->n, p->k, clock_probe);
+  return (int)cudaLaunchKernelEx(&cfg, gemm_kernel, p->a, p->b, p->d, p->dptr, p->m, p->n, p->k, clock_probe,
+                                 cta_probe);
 }
 
 extern "C" void pm_free_plan(void* plan) { delete static_cast<Plan*>(plan); }

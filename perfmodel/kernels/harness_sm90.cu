@@ -1,7 +1,7 @@
 // Host harness for gemm_sm90.cu: check against cuBLAS, time with CUDA events, print ONE JSON object.
 //
 //   gemm_<config> M N K [--seed S] [--warmup-ms W] [--min-ms T] [--min-reps R] [--max-reps X]
-//                       [--cublas 0|1] [--cublas-only] [--check 0|1] [--rotate-bytes B]
+//                       [--cublas 0|1] [--cublas-only] [--check 0|1] [--rotate-bytes B] [--cta-probe L]
 //
 // Inputs are filled on the device from a hash of (seed, index), never zeros; D is poisoned with NaN
 // before the checked run. bf16: reference is cublasGemmEx (TN, fp32 compute). fp8 e4m3: A and B are
@@ -203,12 +203,13 @@ struct Opts {
   bool cublas = true, cublas_only = false, check = true;
   double rotate_bytes = -1;   // default 3 x L2
   int rounds = 1;             // kernel and cuBLAS timed alternately in this many rounds
+  int cta_probe = 0;          // launches after the timed loop whose CTAs record their SM and times (a study)
 };
 
 Opts parse(int argc, char** argv) {
   Opts o;
   if (argc < 4) die(2, "usage", "usage: %s M N K [--seed S] [--warmup-ms W] [--min-ms T] [--min-reps R] "
-                                 "[--max-reps X] [--cublas 0|1] [--cublas-only] [--check 0|1] [--rotate-bytes B] [--rounds R]", argv[0]);
+                                 "[--max-reps X] [--cublas 0|1] [--cublas-only] [--check 0|1] [--rotate-bytes B] [--rounds R] [--cta-probe L]", argv[0]);
   o.m = atoi(argv[1]); o.n = atoi(argv[2]); o.k = atoi(argv[3]);
   if (o.m <= 0 || o.n <= 0 || o.k <= 0) die(2, "usage", "M, N and K must be positive integers");
   for (int i = 4; i < argc; ++i) {
@@ -224,6 +225,7 @@ Opts parse(int argc, char** argv) {
     else if (a == "--check") o.check = atoi(next()) != 0;
     else if (a == "--rotate-bytes") o.rotate_bytes = atof(next());
     else if (a == "--rounds") o.rounds = std::max(1, atoi(next()));
+    else if (a == "--cta-probe") o.cta_probe = std::max(0, atoi(next()));
     else die(2, "usage", "unknown option %s", a.c_str());
   }
   o.max_reps = std::max(o.max_reps, o.min_reps);
@@ -426,7 +428,7 @@ int main(int argc, char** argv) {
     fill_nan<<<1024, 256>>>(bufs[0].d, d_el);
     fill_nan<<<1024, 256>>>(ref, d_el);
     CK(cudaGetLastError());
-    CK((cudaError_t)pm_launch(bufs[0].plan, st, nullptr));
+    CK((cudaError_t)pm_launch(bufs[0].plan, st, nullptr, nullptr));
     CK(cudaGetLastError());
     cublas_gemm(cb, bf[0].first, bf[0].second, ref, o.m, o.n, o.k);
     compare<<<1024, 256, 0, st>>>(bufs[0].d, ref, d_el, acc);
@@ -444,7 +446,7 @@ int main(int argc, char** argv) {
   }
   if (correct) {
     auto kernel = [&](int i, unsigned long long* probe) {
-      const cudaError_t e = (cudaError_t)pm_launch(bufs[i % sets].plan, st, probe);
+      const cudaError_t e = (cudaError_t)pm_launch(bufs[i % sets].plan, st, probe, nullptr);
       if (e != cudaSuccess) die(2, "runtime", "launch: %s", cudaGetErrorString(e));
     };
     auto cublas = [&](int i, unsigned long long*) {
@@ -462,6 +464,29 @@ int main(int argc, char** argv) {
     }
     CK(cudaGetLastError());
     if (do_kernel) print_timing("time", tk, flops, o.rounds);
+    if (do_kernel && o.cta_probe > 0) {   // a study: L more launches right after the timed loop, each CTA's times
+      const int g = li.grid_ctas;
+      unsigned long long* cp = nullptr;
+      std::vector<unsigned long long> h(4 * (size_t)g);
+      CK(cudaMalloc(&cp, h.size() * sizeof(unsigned long long)));
+      printf(", \"cta_probe\": [");
+      for (int l = 0; l < o.cta_probe; ++l) {
+        CK(cudaMemsetAsync(cp, 0, h.size() * sizeof(unsigned long long), st));
+        const cudaError_t e = (cudaError_t)pm_launch(bufs[ik++ % sets].plan, st, nullptr, cp);
+        if (e != cudaSuccess) die(2, "runtime", "launch: %s", cudaGetErrorString(e));
+        CK(cudaStreamSynchronize(st));
+        CK(cudaMemcpy(h.data(), cp, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        unsigned long long t0 = ~0ull;
+        for (int c = 0; c < g; ++c) t0 = std::min(t0, h[4 * c + 1]);
+        printf("%s[", l ? ", " : "");
+        for (int c = 0; c < g; ++c)   // [smid, start, consumer end, producer end] in ns from the launch's first start
+          printf("%s[%llu, %lld, %lld, %lld]", c ? ", " : "", h[4 * c], (long long)(h[4 * c + 1] - t0),
+                 (long long)(h[4 * c + 2] - t0), (long long)(h[4 * c + 3] - t0));
+        printf("]");
+      }
+      printf("]");
+      CK(cudaFree(cp));
+    }
     if (do_cublas) print_timing("cublas", tc, flops, o.rounds);
     CK(cudaFree(probes));
   }

@@ -29,8 +29,11 @@ int pm_make_plan(void** plan, const void* a, const void* b, void* d, int m, int 
 
 // Launches the kernel for a plan on a stream; returns the cudaError_t of the launch. clock_probe: null, or 4
 // words the launch's block 0 fills with {clock64, %globaltimer ns} at its start and at its consumers' end (the
-// in-kernel SM clock of that launch, which NVML's sampled clock is not).
-int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe);
+// in-kernel SM clock of that launch, which NVML's sampled clock is not). cta_probe: null, or 4 words a CTA for
+// each CTA of the grid (PmLaunchInfo.grid_ctas): {%smid, %globaltimer ns at its start, at its first consumer
+// warpgroup's end, at its producer's last load issued} (a study of how the CTAs of one launch spread).
+int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe,
+              unsigned long long* cta_probe);
 
 void pm_free_plan(void* plan);
 }
