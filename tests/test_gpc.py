@@ -166,3 +166,18 @@ def test_our_kernels_cluster_launches_land_by_tpc_rows():
     cfg = KernelConfig.from_name(SKINNY)
     from perfmodel.sim.params import build_inputs
     assert build_inputs(make_problem("64x8192x28672", "bf16"), cfg, H100, 1.83e9).params.gpc_crowd_sms == 15
+
+
+def test_the_pool_holds_loads_longer_under_hbm_load():
+    """tma.pool_queue_share: a crowded GPC's miss-like bytes hold the pool part of the loaded HBM queueing longer, so a
+    skinny grid that crowds GPC 0 is slower than with unloaded holds; a full-chip grid, where the pool does not bind,
+    is unchanged, and the share's absence means unloaded holds."""
+    assert 0.0 < H100.tma.pool_queue_share < 1.0
+    unloaded = H100.with_values(**{"tma.pool_queue_share": 0.0})
+    skinny = make_problem("64x8192x28672", "bf16"), KernelConfig.from_name(SKINNY)
+    full = make_problem("8192x8192x8192", "bf16"), KernelConfig.from_name(WIDE)
+    slow = predict(*skinny, H100, clock="1830").tflops
+    fast = predict(*skinny, unloaded, clock="1830").tflops
+    assert slow < 0.97 * fast
+    assert predict(*full, H100, clock="1830").tflops == pytest.approx(predict(*full, unloaded, clock="1830").tflops,
+                                                                     rel=1e-9)

@@ -72,6 +72,8 @@ SM90_PARAMETERS = (
               why="sim/params.py: share of TMA landing bytes that take MMA operand-read cycles"),
     Parameter("l2.lrc_merge_128b", 1.0, 1.6,
               why="sim/memory.py: requesters per L2 read the request coalescer merges (ncu of our GEMM: 1.07-1.53)"),
+    Parameter("tma.pool_queue_share", 0.0, 1.0,
+              why="sim/params.py: share of the loaded HBM queueing a byte holds its GPC's pool of TMA loads longer"),
 )
 
 
@@ -376,8 +378,9 @@ def fit_source(dataset: str | Sequence[str] | None, shapes: Sequence[str] | str,
         return [_data_path(v) for v in xs]
     what = []
     if names(dataset):
-        what.append(", ".join(names(dataset)) + (" (each row in its timed loop's clock regime)," if isinstance(shapes, str)
-                                                 else ""))
+        regime = ("its rows with an in-kernel clock, each at that clock" if "--at-kernel-clock" in (command or "")
+                  else "each row in its timed loop's clock regime")
+        what.append(", ".join(names(dataset)) + (f" ({regime})," if isinstance(shapes, str) else ""))
     if names(clock_dataset):
         what.append("the sustained clock runs " + ", ".join(names(clock_dataset))
                     + (f" (loops >= {SUSTAINED_LOOP_S * 1e3:.0f} ms)," if isinstance(shapes, str) else ""))

@@ -422,7 +422,7 @@ __all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product
 # tma.hbm_queue_ns: the loaded HBM latency of tensor-map boxes (issue 8). Points of mb_tma tma_hbm_sms /
 # tma_hbm_panel whose ring is short enough to be latency-bound (<= 4 stages, not at the issue floor) and whose
 # chip HBM utilization u (chip bytes/s over the model's achievable HBM bandwidth) lies in [0.2, 0.85], the range
-# sim/pipeline.py applies the term over (HBM_QUEUE_MAX_UTILIZATION).
+# sim/pipeline.py applies the term over (sim/params.py HBM_QUEUE_MAX_UTILIZATION).
 QUEUE_FIT_UTILIZATION = (0.2, 0.85)
 
 

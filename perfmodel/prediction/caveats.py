@@ -61,10 +61,10 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 11% (H100) and 14% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 37%, and +4% (H100) / 0% (H200) at 25-40 and above 100 (calibration half). The model counts "
-                "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes) but not the spread of its CTAs under load "
-                "that remains: the slowest sets the time (mb_tma --skinny-abox / --gpc-probe, docs/model.md)"))
+                head + "such tiles measured 3% (H100) and 7% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 35%, and +1% (H100) / 0% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, held longer under HBM load: "
+                "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time (mb_tma --skinny-abox / --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",

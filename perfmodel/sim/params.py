@@ -210,21 +210,52 @@ def l2_bytes_per_sm_clock(hw: HardwareSpec, clock_hz: float) -> float:
     return l2.bandwidth_bytes_per_clock * (l2.bandwidth_clock_hz / clock_hz) ** (1.0 - l2.sm_clock_scaling)
 
 
+# tma.hbm_queue_ns was fitted on mb_tma points up to this HBM utilization; above it the ring is bound by the
+# chip's HBM share itself, which the pipeline's SharedServer queues (sim/pipeline.py, and the pool below).
+HBM_QUEUE_MAX_UTILIZATION = 0.85
+
+
+def _loaded_pool_rate(pool_bytes: float, held0: float, queue_byte_cycles: float, hbm_cycles_per_stage: float) -> float:
+    """Stages a cycle r that an SM's share of its GPC's pool (pool_bytes) allows when its miss-like bytes wait at the
+    loaded HBM latency: r x (held0 + queue_byte_cycles x u / (1 - u)) = pool_bytes, with u = r x hbm_cycles_per_stage
+    the SM's use of its HBM share, held below HBM_QUEUE_MAX_UTILIZATION as in the pipeline (the left side grows
+    with r: bisection)."""
+    umax = HBM_QUEUE_MAX_UTILIZATION
+
+    def need(r: float) -> float:
+        u = min(r * hbm_cycles_per_stage, umax)
+        return r * (held0 + queue_byte_cycles * u / (1.0 - u))
+    lo, hi = 0.0, pool_bytes / held0
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if need(mid) < pool_bytes else (lo, mid)
+    return lo
+
+
 def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_per_stage: float,
-                   gpc_bytes: tuple[float, float], crowd: int) -> dict:
+                   gpc_bytes: tuple[float, float], crowd: int, hbm_bytes_per_stage: float = 0.0) -> dict:
     """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock. The L2
     share is also held to what the SM's share of its GPC's in-flight TMA loads allows (gpu.gpc_inflight_bytes
     over the ``crowd`` SMs of the busiest GPC, HardwareSpec.busiest_gpc_sms: a grid that crowds one GPC is as
     slow as that GPC's SMs): a stage holds its bytes (gpc_bytes: all, the miss-like part) for tma.latency_cycles,
     the miss-like ones an HBM miss longer, so the SM completes at most (its share of the pool) / (those
-    byte-cycles) stages a cycle; converted to the L2 occupancy bytes the L2 server counts."""
+    byte-cycles) stages a cycle; converted to the L2 occupancy bytes the L2 server counts. Under load the
+    miss-like bytes are held tma.pool_queue_share of the loaded HBM queueing longer (tma.hbm_queue_ns x u / (1 - u),
+    u this SM's use of its HBM share, as in the pipeline; _loaded_pool_rate)."""
     l2 = chip = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
+    hbm_share = hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms
     total, miss = gpc_bytes
     if crowd and total > 0 and l2_bytes_per_stage > 0:
-        held = total * hw.tma.latency_cycles + miss * _hbm_latency(hw, clock_hz)[0]   # byte-cycles a stage
-        l2 = min(l2, hw.gpu.gpc_inflight_bytes / crowd * l2_bytes_per_stage / held)
+        miss_c, queue_c = _hbm_latency(hw, clock_hz)
+        held = total * hw.tma.latency_cycles + miss * miss_c   # byte-cycles a stage
+        rate = hw.gpu.gpc_inflight_bytes / crowd / held
+        share = hw.tma.pool_queue_share or 0.0
+        if share and queue_c and miss and hbm_bytes_per_stage > 0:     # held longer while HBM queues
+            rate = _loaded_pool_rate(hw.gpu.gpc_inflight_bytes / crowd, held, miss * queue_c * share,
+                                     hbm_bytes_per_stage / hbm_share)
+        l2 = min(l2, rate * l2_bytes_per_stage)
     return {"l2_bytes_per_clock": l2, "l2_chip_bytes_per_clock": chip,
-            "hbm_bytes_per_clock": hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms,
+            "hbm_bytes_per_clock": hbm_share,
             "l2_tag_lookups_per_clock": (hw.l2.tag_lookups_per_s or 0.0) / clock_hz / sched.active_sms}
 
 
@@ -241,7 +272,8 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     schedule, the traffic and the per-stage quantities)."""
     p = inputs.params
     params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule, p.l2_bytes_per_stage,
-                                                     (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms),
+                                                     (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms,
+                                                     p.hbm_bytes_per_stage),
                                  **_latencies(hw, clock_hz, inputs.traffic))
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
@@ -285,6 +317,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     # loads of the software-pipelined families are not counted in it)
     gpc_b = (0.0, 0.0) if cp_async else tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf))
     crowd = hw.busiest_gpc_sms(sched.active_sms, sched.cluster_size, sch.cluster_launch)   # clock-free: at_clock reuses it
+    hbm_b = c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (sched.n_tiles * cfg.cluster_size * k_iters))
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
         persistent=sch.persistent,
@@ -297,12 +330,11 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         l2_bytes_per_stage=l2_occ,
         l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
         l2_tag_lookups_per_stage=0.0 if cp_async else c * l2_tag_lookups_per_stage(problem, cfg, hw, traf),
-        hbm_bytes_per_stage=c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (
-            sched.n_tiles * cfg.cluster_size * k_iters)),
+        hbm_bytes_per_stage=hbm_b,
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
                              else tma_bytes_per_clock(problem, cfg, hw)),
         gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1], gpc_crowd_sms=crowd,
-        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd), **_latencies(hw, clock_hz, traf),
+        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd, hbm_b), **_latencies(hw, clock_hz, traf),
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,

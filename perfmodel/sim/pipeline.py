@@ -22,15 +22,12 @@ from collections import deque
 import simpy
 
 from .components import DeadlockError, MBarrier, Recorder, Server, SharedServer, cycles
-from .params import SimParams
+from .params import HBM_QUEUE_MAX_UTILIZATION, SimParams
 from .trace import FirstTile, SimTrace
 
 # Stall counters: "full_barrier" and "epilogue" are tensor-core idle cycles, each gap charged to what
 # kept the next MMA from issuing (its data not landed yet / the accumulator or consumers busy in the
 # epilogue); "empty_barrier" is the producer's wait for a free stage (large when compute-bound).
-# tma.hbm_queue_ns was fitted on mb_tma points up to this HBM utilization; above it the ring is bound by the
-# chip's HBM share itself, which SharedServer queues.
-HBM_QUEUE_MAX_UTILIZATION = 0.85
 
 COUNTER_NAMES = ("tensor_core", "smem", "tma", "l2", "hbm", "epilogue",
                  "full_barrier", "empty_barrier", "epilogue_stall", "l2_tags")
