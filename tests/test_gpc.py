@@ -181,3 +181,23 @@ def test_the_pool_holds_loads_longer_under_hbm_load():
     assert slow < 0.97 * fast
     assert predict(*full, H100, clock="1830").tflops == pytest.approx(predict(*full, unloaded, clock="1830").tflops,
                                                                      rel=1e-9)
+
+
+def test_our_kernels_cluster_launches_land_by_tpc_rows_on_the_h200():
+    """The same 18 runs on an H200 (card 1653724050019), with that card's own GPC map from mb_tma --gpc-probe run right
+    before them: every one of the 144 launches crowds GPC 0 as the row law says."""
+    gpc = _gpc_of_sm(json.loads((ROOT / "data/microbench/h200-2026-11-26-gpc-probe-third.json").read_text())["records"])
+    h200 = load_hardware("h200")
+    runs = [json.loads(line) for line in
+            (ROOT / "data/microbench/h200-2026-11-26-cta-spread.jsonl").read_text().splitlines()]
+    assert len(runs) == 18 and runs[0]["gpu"]["name"] == "NVIDIA H200"
+    launches = 0
+    for run in runs:
+        cluster = KernelConfig.from_name(run["config_name"]).cluster_size
+        for launch in run["cta_probe"]:
+            counts: dict[int, int] = {}
+            for cta in launch:
+                counts[gpc[cta[0]]] = counts.get(gpc[cta[0]], 0) + 1
+            assert h200.busiest_gpc_sms(len(launch), cluster, cluster_launch=True) == max(counts.values()), run["shape"]
+            launches += 1
+    assert launches == 144
