@@ -40,6 +40,30 @@ def _gpc_of_sm(records: list[dict]) -> dict[int, int]:
     return gpc
 
 
+def _busiest(sms, gpc: dict[int, int]) -> int:
+    """CTAs of the most crowded GPC among SMs ``sms`` (one CTA each), with the GPC map ``gpc``."""
+    counts: dict[int, int] = {}
+    for sm in sms:
+        counts[gpc[int(sm)]] = counts.get(gpc[int(sm)], 0) + 1
+    return max(counts.values())
+
+
+def _check_cta_spread(path: str, hw, gpc: dict[int, int]) -> tuple[int, set]:
+    """Every probed launch of a --cta-probe file crowds its busiest GPC as the cluster-launch law says; returns the
+    number of launches and the grid sizes seen."""
+    runs = [json.loads(line) for line in (ROOT / "data/microbench" / path).read_text().splitlines()]
+    assert len(runs) == 18
+    launches, sizes = 0, set()
+    for run in runs:
+        cluster = KernelConfig.from_name(run["config_name"]).cluster_size
+        for launch in run["cta_probe"]:
+            assert hw.busiest_gpc_sms(len(launch), cluster, cluster_launch=True) == _busiest(
+                [cta[0] for cta in launch], gpc), run["shape"]
+            launches += 1
+            sizes.add(len(launch))
+    return launches, sizes
+
+
 def test_the_placement_law_gives_the_measured_busiest_gpc():
     gpc = _gpc_of_sm(_records(PROBES[:1]))
     assert sorted(list(gpc.values()).count(g) for g in set(gpc.values())) == [16] * 6 + [18] * 2
@@ -148,18 +172,8 @@ def test_our_kernels_cluster_launches_land_by_tpc_rows():
     --cta-probe, 18 grids of 16-128 CTAs, data/microbench/h100-80gb-hbm3-2026-11-26-cta-spread.jsonl) crowd GPC 0
     as the row law says, and more than plain grids do at 48-80 CTAs."""
     gpc = _gpc_of_sm(_records(PROBES[:1]))
-    runs = [json.loads(line) for line in
-            (ROOT / "data/microbench/h100-80gb-hbm3-2026-11-26-cta-spread.jsonl").read_text().splitlines()]
-    assert len(runs) == 18
-    seen = set()
-    for run in runs:
-        cluster = KernelConfig.from_name(run["config_name"]).cluster_size
-        for launch in run["cta_probe"]:
-            counts: dict[int, int] = {}
-            for cta in launch:
-                counts[gpc[cta[0]]] = counts.get(gpc[cta[0]], 0) + 1
-            assert H100.busiest_gpc_sms(len(launch), cluster, cluster_launch=True) == max(counts.values()), run["shape"]
-        seen.add(len(run["cta_probe"][0]))
+    launches, seen = _check_cta_spread("h100-80gb-hbm3-2026-11-26-cta-spread.jsonl", H100, gpc)
+    assert launches == 144
     assert {48, 64, 80} <= seen
     assert [H100.busiest_gpc_sms(n, 1, cluster_launch=True) for n in (48, 64, 80)] == [13, 15, 16]
     assert [H100.busiest_gpc_sms(n) for n in (48, 64, 80)] == [12, 12, 14]        # plain grids (mb_tma --gpc-probe)
@@ -187,17 +201,7 @@ def test_our_kernels_cluster_launches_land_by_tpc_rows_on_the_h200():
     """The same 18 runs on an H200 (card 1653724050019), with that card's own GPC map from mb_tma --gpc-probe run right
     before them: every one of the 144 launches crowds GPC 0 as the row law says."""
     gpc = _gpc_of_sm(json.loads((ROOT / "data/microbench/h200-2026-11-26-gpc-probe-third.json").read_text())["records"])
-    h200 = load_hardware("h200")
-    runs = [json.loads(line) for line in
-            (ROOT / "data/microbench/h200-2026-11-26-cta-spread.jsonl").read_text().splitlines()]
-    assert len(runs) == 18 and runs[0]["gpu"]["name"] == "NVIDIA H200"
-    launches = 0
-    for run in runs:
-        cluster = KernelConfig.from_name(run["config_name"]).cluster_size
-        for launch in run["cta_probe"]:
-            counts: dict[int, int] = {}
-            for cta in launch:
-                counts[gpc[cta[0]]] = counts.get(gpc[cta[0]], 0) + 1
-            assert h200.busiest_gpc_sms(len(launch), cluster, cluster_launch=True) == max(counts.values()), run["shape"]
-            launches += 1
+    launches, _ = _check_cta_spread("h200-2026-11-26-cta-spread.jsonl", load_hardware("h200"), gpc)
     assert launches == 144
+    assert json.loads((ROOT / "data/microbench/h200-2026-11-26-cta-spread.jsonl").read_text().splitlines()[0])[
+        "gpu"]["name"] == "NVIDIA H200"
