@@ -205,8 +205,8 @@ def test_apply_writes_a_value_the_data_do_constrain(tmp_path, capsys, monkeypatc
     ds.write_text("\n".join([lines[0], *[ln for ln in lines[1:] if '"m": 8192, "n": 8192, "k": 8192' in ln]]) + "\n")
     toml = tmp_path / "h100-sxm.toml"
     text = (hardware_dir() / "h100-sxm.toml").read_text()
-    text, n = re.subn(r"epilogue_bytes_per_clock_per_sm = \{ value = [0-9.]+", "epilogue_bytes_per_clock_per_sm = { value = 1.0",
-                      text)
+    text, n = re.subn(r"epilogue_bytes_per_clock_per_sm = \{ value = [0-9.]+",
+                      "epilogue_bytes_per_clock_per_sm = { value = 1.0", text)
     assert n == 1
     toml.write_text(text)
     monkeypatch.chdir(root)

@@ -48,7 +48,8 @@ def add_arguments(p):
                    help="mb_power results (repeatable; data/microbench/*-power.json, python3 -m perfmodel.microbench.power): "
                         "their 6 s phases' board power joins the power model's fit")
     g.add_argument("--at-kernel-clock", action="store_true",
-                   help="fit the throughput (cycle) parameters on the --dataset rows that carry the harness's in-kernel "
+                   help="fit the throughput (cycle) parameters on the --dataset rows that carry the harness's "
+                        "in-kernel "
                         "clock, each predicted at that clock: the cycle model alone, without the clock model's errors")
     g.add_argument("--split", metavar="FILE", help="calibration / held-out split by shape (default "
                                                    "configs/splits/sm90.toml)")
@@ -115,7 +116,8 @@ def _run_fit(args) -> int:
     tclock = "auto"
     if args.at_kernel_clock:
         if not cycle:
-            raise PerfmodelError("--at-kernel-clock fits throughput parameters: pass --dataset and non-clock.* --params")
+            raise PerfmodelError("--at-kernel-clock fits throughput parameters: pass --dataset and non-clock.* "
+                                 "--params")
         calib, tclock = cal.kernel_clock_rows(calib), "measured"
         if calib.empty:
             raise PerfmodelError("--at-kernel-clock: none of the --dataset calibration rows carries an in-kernel clock "
@@ -142,7 +144,8 @@ def _run_fit(args) -> int:
     before = cal.evaluate_split(calib, hw, split)[0].calibration if len(calib) else None
     after = cal.evaluate_split(calib, fitted, split)[0].calibration if len(calib) else None
     where = f"the calibration split of {_relative(split.path)}"
-    command = "perfmodel calibrate --fit --params " + ",".join(values) + (" --at-kernel-clock" if args.at_kernel_clock else "")
+    command = ("perfmodel calibrate --fit --params " + ",".join(values)
+               + (" --at-kernel-clock" if args.at_kernel_clock else ""))
     written, kept = {}, []
     if args.apply is not None:
         path = hw.path if args.apply == _APPLY_TO_SPEC else args.apply

@@ -64,7 +64,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
                 head + "such tiles measured 3% (H100) and 7% (H200) slower than predicted on average at 40-100 CTAs, "
                 "up to 35%, and +1% (H100) / 0% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, held longer under HBM load: "
-                "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time (mb_tma --skinny-abox / --gpc-probe, docs/model.md)"))
+                "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
+                "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",
