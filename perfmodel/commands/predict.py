@@ -89,7 +89,8 @@ def _print_text(p: Prediction, r, args) -> None:
           f"{d['wave_efficiency']:.3f}, {d['k_iters']} k-blocks per tile, L2 reuse: {d['l2_reuse']}")
     if d.get("l2_share_gpc_bound"):
         print(f"placement  {d['active_sms']} CTAs crowd {d['gpc_crowd_sms']} SMs of one GPC: its pool of in-flight "
-              f"loads (gpu.gpc_inflight_bytes) holds their L2 share below the chip's")
+              f"loads (gpu.gpc_inflight_bytes, held longer under HBM load: tma.pool_queue_share) holds their L2 share "
+              f"below the chip's")
     print("utilisation " + "  ".join(f"{k} {v * 100:.0f}%" for k, v in p.utilization.items()))
     total = max(p.cycles, 1)
     print("stalls      " + "  ".join(f"{k} {v} cyc ({v / total * 100:.1f}%)" for k, v in p.stall_cycles.items()))
