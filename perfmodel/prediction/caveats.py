@@ -17,6 +17,9 @@ SKINNY_M = 64          # at most this many rows: a 128-row tile computes at leas
 # Up to this share of the SMs streaming at once (24 of the H100's 132) skinny 128-row tiles run faster than the model
 # holds them at the tensor cores' clock ceiling; above it the GPC pool's miss begins (the skinny caveat's two texts).
 SKINNY_QUIET_SM_FRACTION = 24 / 132
+# Kernels predicted to take less than this (a launch's 4.13 us included) run slower than predicted more often than not
+# (the short-kernel caveat)
+SHORT_KERNEL_S = 20e-6
 
 
 @dataclass(frozen=True)
@@ -30,12 +33,20 @@ def skinny_ctas(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> in
     return make_schedule(problem, cfg, hw).active_sms
 
 
-def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottleneck: str) -> tuple[Caveat, ...]:
+def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottleneck: str,
+            time_s: float | None = None) -> tuple[Caveat, ...]:
     """The caveats of one sm_90a prediction of our kernel's family (none elsewhere: the data behind them are
-    our kernel's on the H100 and H200)."""
+    our kernel's on the H100 and H200); ``time_s``: the predicted time, launch included."""
     if hw.arch is not Arch.SM90A:
         return ()
     out = []
+    if time_s is not None and 0 < time_s < SHORT_KERNEL_S:
+        out.append(Caveat(
+            "short-kernel",
+            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 8% (H100) and 4% (H200) slower than "
+            "predicted on average, 45% (H100) / 13% (H200) of them more than 10% (calibration half; mostly one-wave "
+            "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s) "
+            "and the first loads' latency, not all that such a kernel spends starting up and draining"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1):
         out.append(Caveat(

@@ -144,7 +144,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
                       analytic=base, deadlock=res.deadlock, reason=res.reason,
                       details=MappingProxyType(dict(res.details)), timeline=res.timeline, family=fam.name,
                       clock_regime=regime.regime.value,
-                      caveats=() if res.deadlock or fam.name != "ours" else caveats(problem, cfg, hw, res.bottleneck))
+                      caveats=() if res.deadlock or fam.name != "ours" else caveats(problem, cfg, hw, res.bottleneck,
+                                                                                    time_s))
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
