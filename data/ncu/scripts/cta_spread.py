@@ -2,7 +2,8 @@
 only: skinny grids of 16..128 CTAs and a few full ones. Each binary (built on the CPU machine into
 .cache/pmk18, listed in cta_spread_manifest.json) runs its usual 100 ms timed loop, then 8 probed launches whose
 CTAs record their %smid and %globaltimer at start, at their first consumer's end and at their producer's last load.
-Usage on the GPU machine: python3 data/ncu/scripts/cta_spread.py $OUT/cta_spread.jsonl"""
+Usage on the GPU machine: python3 data/ncu/scripts/cta_spread.py $OUT/cta_spread.jsonl [MANIFEST]
+(MANIFEST: another list of {shape, dtype, config, binary}, e.g. cta_spread_small_manifest.json)"""
 import json
 import subprocess
 import sys
@@ -10,7 +11,8 @@ from pathlib import Path
 
 here = Path(__file__).resolve().parent
 out = open(sys.argv[1], "w")
-for item in json.loads((here / "cta_spread_manifest.json").read_text()):
+manifest = Path(sys.argv[2]) if len(sys.argv) > 2 else here / "cta_spread_manifest.json"
+for item in json.loads(manifest.read_text()):
     m, n, k = item["shape"].split("x")
     cmd = [item["binary"], m, n, k, "--seed", "7", "--warmup-ms", "50", "--min-ms", "100", "--cublas", "0",
            "--cta-probe", "8"]
