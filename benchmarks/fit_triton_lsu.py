@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from _datasets import split_datasets  # noqa: E402
 from perfmodel import load_hardware, make_problem  # noqa: E402
 from perfmodel.calibration.fit import _golden, rounded_value  # noqa: E402
+from perfmodel.errors import PerfmodelError  # noqa: E402
 from perfmodel.families import TritonKnobs  # noqa: E402
 from perfmodel.interop.triton import predict_knobs  # noqa: E402
 
@@ -60,7 +61,11 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--apply", action="store_true")
     args = ap.parse_args()
-    hw0 = load_hardware(args.gpu)
+    try:
+        hw0 = load_hardware(args.gpu)
+    except PerfmodelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     data = rows(args.gpu)
     if not data:
         print(f"no {FAMILY} calibration rows for {args.gpu}")
