@@ -290,13 +290,13 @@ def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM9
     inits = [{}] + [{k: v for k, v in s.items() if k in keys} for s in starts]
     inits = [d for i, d in enumerate(inits) if d not in inits[:i]]
     portable = dataclasses.replace(hw, sources=dict(hw.sources))    # MappingProxyType does not pickle
-    tasks = [(frame, portable, tuple(params), init, rounds, iters, clocks, None, throughput_clock) for init in inits]
+    tasks = [(frame, portable, tuple(params), init, rounds, iters, clocks, throughput_clock) for init in inits]
     if jobs > 1 and len(tasks) > 1:
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(max_workers=jobs) as ex:
             results = list(ex.map(_descent_task, tasks))
     else:
-        results = [_descent(*t[:7], progress=progress, throughput_clock=throughput_clock) for t in tasks]
+        results = [_descent(*t[:-1], progress=progress, throughput_clock=t[-1]) for t in tasks]
     best = min(results, key=lambda r: r.loss_after)
     if progress:
         for init, r in zip(inits, results):
@@ -308,7 +308,8 @@ def fit(frame: pd.DataFrame, hw: HardwareSpec, params: Sequence[Parameter] = SM9
 
 
 def _descent_task(task) -> FitResult:
-    return _descent(*task)
+    *args, throughput_clock = task
+    return _descent(*args, throughput_clock=throughput_clock)
 
 
 def kernel_clock_rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -49,8 +49,8 @@ def add_arguments(p):
                         "their 6 s phases' board power joins the power model's fit")
     g.add_argument("--at-kernel-clock", action="store_true",
                    help="fit the throughput (cycle) parameters on the --dataset rows that carry the harness's "
-                        "in-kernel "
-                        "clock, each predicted at that clock: the cycle model alone, without the clock model's errors")
+                        "in-kernel clock, each predicted at that clock: the cycle model alone, without the clock "
+                        "model's errors")
     g.add_argument("--split", metavar="FILE", help="calibration / held-out split by shape (default "
                                                    "configs/splits/sm90.toml)")
     g.add_argument("--gpu", help="hardware spec to fit (default: the dataset header's)")
