@@ -22,7 +22,8 @@ ncu = shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin
 METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,"
            "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_requests_srcunit_tex_op_read.sum,"
            "gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,lrc__xbar2gpc_sectors_op_read.sum,"
-           "lrc__lts2lrc_sectors_op_read.sum")
+           "lrc__lts2lrc_sectors_op_read.sum,lts__t_sectors_srcunit_ltcfabric.sum,"
+           "lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum")
 
 
 def parse(text: str) -> dict:
