@@ -245,11 +245,23 @@ __device__ __forceinline__ Smem carve(uint8_t* raw) {
   return s;
 }
 
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// samples: null, or this CTA's PM_CTA_WORDS probe words (pm_gemm.cuh): its progress along its run's k-blocks
 __device__ __forceinline__ void producer(const Smem& s, const CUtensorMap* tmA, const CUtensorMap* tmB,
-                                         int tiles_m, int tiles_n, int k_blocks, uint32_t rank) {
+                                         int tiles_m, int tiles_n, int k_blocks, uint32_t rank,
+                                         unsigned long long* samples) {
   const int rank_m = rank % CM, rank_n = rank / CM;
   const int ct_m = (tiles_m + CM - 1) / CM, ct_n = (tiles_n + CN - 1) / CN;
   const int total = ct_m * ct_n, cluster = blockIdx.x / CS, clusters = gridDim.x / CS;
+  const long long run = (long long)((total - cluster + clusters - 1) / clusters) * k_blocks;
+  const long long interval = samples ? (run + PM_CTA_SAMPLES - 1) / PM_CTA_SAMPLES : 0;
+  long long issued = 0, next_sample = 0;
+  if (samples) samples[4] = (unsigned long long)interval;
   uint16_t mask_a = 0, mask_b = 0;   // CTAs sharing this CTA's A rows (same rank_m) / B rows (same rank_n)
   for (int i = 0; i < CN; ++i) mask_a |= uint16_t(1u << (rank_m + CM * i));
   for (int i = 0; i < CM; ++i) mask_b |= uint16_t(1u << (i + CM * rank_n));
@@ -259,6 +271,11 @@ __device__ __forceinline__ void producer(const Smem& s, const CUtensorMap* tmA, 
     const int m0 = (ct.m * CM + rank_m) * BM, n0 = (ct.n * CN + rank_n) * BN;
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbar_wait(smem_u32(&s.empty[stage]), phase ^ 1);
+      if (samples && issued == next_sample) {   // a progress sample: k-block `issued` of the run
+        samples[5 + issued / interval] = global_ns();
+        next_sample += interval;
+      }
+      ++issued;
       const uint32_t full = smem_u32(&s.full[stage]);
       mbar_expect_tx(full, A_STAGE + B_STAGE);
       const uint32_t a_dst = smem_u32(s.a + stage * A_STAGE), b_dst = smem_u32(s.b + stage * B_STAGE);
@@ -429,12 +446,6 @@ __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, 
   }
 }
 
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 __global__ void __launch_bounds__(THREADS, 1)
 gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
             const __grid_constant__ CUtensorMap tmD, __nv_bfloat16* D, int M, int N, int K,
@@ -447,8 +458,8 @@ gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
   if (cta_probe && threadIdx.x == 0) {   // per-CTA study (harness --cta-probe): its SM and start ...
     uint32_t smid;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    cta_probe[4 * blockIdx.x] = smid;
-    cta_probe[4 * blockIdx.x + 1] = global_ns();
+    cta_probe[PM_CTA_WORDS * blockIdx.x] = smid;
+    cta_probe[PM_CTA_WORDS * blockIdx.x + 1] = global_ns();
   }
   const Smem s = carve(smem_raw);
   const int wg = threadIdx.x / 128;
@@ -465,8 +476,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(PRODUCER_REGS));
     if (threadIdx.x == 0) {
-      producer(s, &tmA, &tmB, tiles_m, tiles_n, k_blocks, rank);
-      if (cta_probe) cta_probe[4 * blockIdx.x + 3] = global_ns();   // ... its last load issued ...
+      producer(s, &tmA, &tmB, tiles_m, tiles_n, k_blocks, rank,
+               cta_probe ? cta_probe + PM_CTA_WORDS * blockIdx.x : nullptr);   // ... its progress ...
+      if (cta_probe) cta_probe[PM_CTA_WORDS * blockIdx.x + 3] = global_ns();   // ... its last load issued ...
     }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGS));
@@ -475,7 +487,7 @@ gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
       clock_probe[2] = (unsigned long long)clock64();
       clock_probe[3] = global_ns();
     }
-    if (cta_probe && threadIdx.x == 128) cta_probe[4 * blockIdx.x + 2] = global_ns();   // ... and its end
+    if (cta_probe && threadIdx.x == 128) cta_probe[PM_CTA_WORDS * blockIdx.x + 2] = global_ns();   // ... and its end
   }
   if constexpr (CS > 1) cluster_sync();   // no CTA leaves while a peer may still signal or write it
 }

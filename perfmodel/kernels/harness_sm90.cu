@@ -467,7 +467,9 @@ int main(int argc, char** argv) {
     if (do_kernel && o.cta_probe > 0) {   // a study: L more launches right after the timed loop, each CTA's times
       const int g = li.grid_ctas;
       unsigned long long* cp = nullptr;
-      std::vector<unsigned long long> h(4 * (size_t)g);
+      const int w = PM_CTA_WORDS;
+      std::vector<unsigned long long> h(w * (size_t)g);
+      std::string samples;   // the first probed launch's progress samples, printed after the probe
       CK(cudaMalloc(&cp, h.size() * sizeof(unsigned long long)));
       printf(", \"cta_probe\": [");
       for (int l = 0; l < o.cta_probe; ++l) {
@@ -477,14 +479,28 @@ int main(int argc, char** argv) {
         CK(cudaStreamSynchronize(st));
         CK(cudaMemcpy(h.data(), cp, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
         unsigned long long t0 = ~0ull;
-        for (int c = 0; c < g; ++c) t0 = std::min(t0, h[4 * c + 1]);
+        for (int c = 0; c < g; ++c) t0 = std::min(t0, h[w * c + 1]);
         printf("%s[", l ? ", " : "");
         for (int c = 0; c < g; ++c)   // [smid, start, consumer end, producer end] in ns from the launch's first start
-          printf("%s[%llu, %lld, %lld, %lld]", c ? ", " : "", h[4 * c], (long long)(h[4 * c + 1] - t0),
-                 (long long)(h[4 * c + 2] - t0), (long long)(h[4 * c + 3] - t0));
+          printf("%s[%llu, %lld, %lld, %lld]", c ? ", " : "", h[w * c], (long long)(h[w * c + 1] - t0),
+                 (long long)(h[w * c + 2] - t0), (long long)(h[w * c + 3] - t0));
         printf("]");
+        if (l == 0) {   // [interval, ns at k-block 0, interval, 2 x interval, ...] of each CTA (unwritten samples: -1)
+          char buf[64];
+          for (int c = 0; c < g; ++c) {
+            samples += c ? ", [" : "[";
+            snprintf(buf, sizeof buf, "%llu", h[w * c + 4]);
+            samples += buf;
+            for (int i = 0; i < PM_CTA_SAMPLES; ++i) {
+              const unsigned long long v = h[w * c + 5 + i];
+              snprintf(buf, sizeof buf, ", %lld", v ? (long long)(v - t0) : -1ll);
+              samples += buf;
+            }
+            samples += "]";
+          }
+        }
       }
-      printf("]");
+      printf("], \"cta_samples\": [%s]", samples.c_str());
       CK(cudaFree(cp));
     }
     if (do_cublas) print_timing("cublas", tc, flops, o.rounds);
