@@ -11,7 +11,7 @@ from perfmodel.calibration.fit import load_split, split
 from perfmodel.calibration.report import add_predictions, measured_frame
 from perfmodel.config import KernelConfig
 from perfmodel.hardware import load_hardware
-from perfmodel.prediction.caveats import SHORT_KERNEL_S, SKINNY_M, caveats, skinny_ctas
+from perfmodel.prediction.caveats import LONG_K_WINDOWS, SHORT_KERNEL_S, SKINNY_M, caveats, long_k_windows, skinny_ctas
 from perfmodel.prediction.predict import predict
 from perfmodel.problem import make_problem
 
@@ -81,13 +81,16 @@ def _calibration(gpu: str) -> pd.DataFrame:
     cal["wide_no_mc"] = [c.swizzle_a.value == "128" and c.swizzle_b.value == "128"
                          and not (c.multicast and c.cluster_size > 1) for c in cfgs]
     cal["rows64"] = ["64" in (c.swizzle_a.value, c.swizzle_b.value) for c in cfgs]
+    cal["windows"] = [long_k_windows(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), c, hw)
+                      for r, c in zip(cal.itertuples(), cfgs)]
+    cal["drift"] = cal["pred_bottleneck"].isin(["l2", "latency"]) & (cal["windows"] >= LONG_K_WINDOWS)
     return cal
 
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
-    l2 = cal[(cal["pred_bottleneck"] == "l2") & cal["wide_no_mc"]]
+    l2 = cal[(cal["pred_bottleneck"] == "l2") & cal["wide_no_mc"] & ~cal["drift"]]   # "long-K points aside"
     assert len(l2) >= 50
     assert abs(l2["rel_err"].mean()) <= 0.015                  # "bias within 1.5%"
     assert 0.04 <= l2["rel_err"].abs().mean() <= 0.07          # "5-6% off on average"
@@ -113,6 +116,30 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     lo, hi = (0.02, 0.07) if gpu == "h100-sxm" else (0.07, 0.13)
     assert lo <= n64["rel_err"].mean() <= hi                  # "3% (H100) and 8% (H200) slower"
     assert 0.15 <= n64["rel_err"].max() <= 0.25               # "up to 20%"
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
+def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
+    """"7% slower than predicted on average, 34% (H100) / 36% (H200) more than 10%, up to 42%"; the rest is closer."""
+    cal = _calibration(gpu)
+    drift, rest = cal[cal["drift"]], cal[~cal["drift"]]
+    assert len(drift) >= (50 if gpu == "h100-sxm" else 10)
+    assert 0.05 <= drift["rel_err"].mean() <= 0.09
+    lo, hi = (0.28, 0.40) if gpu == "h100-sxm" else (0.25, 0.45)
+    assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
+    assert drift["rel_err"].max() <= 0.45
+    assert rest["rel_err"].abs().mean() < drift["rel_err"].abs().mean()
+
+
+def test_the_long_k_drift_caveat_follows_the_run_and_the_bottleneck():
+    l2_bound = "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma"
+    keys, p = _keys("4096x4096x49152", l2_bound, clock="sustained")
+    assert p.bottleneck.value == "l2" and "long-k-drift" in keys and "l2-request-coalescing" not in keys
+    keys, _ = _keys("4096x4096x4096", l2_bound, clock="sustained")        # a short run: the in-step reuse holds
+    assert "long-k-drift" not in keys
+    keys, p = _keys("4096x4096x49152", "128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma",
+                    clock="sustained")
+    assert p.bottleneck.value == "tensor_core" and "long-k-drift" not in keys
 
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])

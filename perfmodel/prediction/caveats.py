@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..config import KernelConfig, Swizzle
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem
+from ..sim.memory import progress_windows, traffic
 from ..sim.scheduler import make_schedule
 
 SKINNY_M = 64          # at most this many rows: a 128-row tile computes at least half zeros
@@ -20,6 +21,9 @@ SKINNY_QUIET_SM_FRACTION = 24 / 132
 # Kernels predicted to take less than this (a launch's 4.13 us included) run slower than predicted more often than not
 # (the short-kernel caveat)
 SHORT_KERNEL_S = 20e-6
+# An L2-bound CTA whose run spans at least this many L2 windows of the wave's in-step reuse (sim/memory.progress_windows)
+# re-reads K-slabs its sharers read long before (the long-k-drift caveat)
+LONG_K_WINDOWS = 10
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,12 @@ class Caveat:
 def skinny_ctas(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> int:
     """CTAs resident at once (each streams its own B panel at M <= SKINNY_M): the schedule's active SMs."""
     return make_schedule(problem, cfg, hw).active_sms
+
+
+def long_k_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """L2 windows one CTA's run spans under the in-step k-window reuse (sim/memory.progress_windows; 0 otherwise)."""
+    sched = make_schedule(problem, cfg, hw)
+    return progress_windows(problem, cfg, hw, sched, traffic(problem, cfg, hw, sched))
 
 
 def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottleneck: str,
@@ -47,14 +57,25 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "predicted on average, 45% (H100) / 13% (H200) of them more than 10% (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s) "
             "and the first loads' latency, not all that such a kernel spends starting up and draining"))
+    drift = bottleneck in ("l2", "latency") and long_k_windows(problem, cfg, hw) >= LONG_K_WINDOWS
+    if drift:
+        out.append(Caveat(
+            "long-k-drift",
+            f"L2-bound, and each CTA's run spans {long_k_windows(problem, cfg, hw):.0f} of the L2 windows the model's "
+            "reuse needs (the wave's K-slabs read in step, sim/memory.progress_windows): the CTAs sharing a panel "
+            "drift apart as they run (per-CTA probe: by 0.1-0.2 x their progress in L2-bound tiles), and ncu counted "
+            "2-5x the model's HBM reads (data/ncu/ksweep*). Such points measured 7% slower than predicted on "
+            "average, 34% (H100) / 36% (H200) of them more than 10%, up to 42% (calibration half, >= "
+            f"{LONG_K_WINDOWS} windows: long K, or many tiles a CTA); tensor-bound tiles (128x256) are not slowed"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
-    if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1):
+    if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
         out.append(Caveat(
             "l2-request-coalescing",
             "L2-bound with 128-byte box rows and no multicast: the L2 request coalescer serves CTAs that load the "
             "same panel in step from one L2 read; the model counts its mean merge (l2.lrc_merge_128b), but the merge "
             "moves with ring depth and tile order (ncu: the SMs received 1.07-1.53x the sectors the L2 served, "
-            "data/ncu/lrc), so such points scatter: on our H100 and H200 calibration data 5-6% off on average "
+            "data/ncu/lrc), so such points scatter: on our H100 and H200 calibration data (long-K points aside: "
+            "long-k-drift) 5-6% off on average "
             "(bias within 1.5%), 1 in 11 (H100) and 1 in 5 (H200) more than 10% off either way, rings of 7+ stages "
             "slower than predicted"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
@@ -86,4 +107,4 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     return tuple(out)
 
 
-__all__ = ["Caveat", "caveats", "skinny_ctas"]
+__all__ = ["Caveat", "caveats", "long_k_windows", "skinny_ctas"]

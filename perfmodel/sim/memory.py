@@ -295,6 +295,21 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
                    b_miss_fraction=min(read_b / (l2_b * cta_stages), 1.0) if l2_b > 0 else 0.0)
 
 
+def progress_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Schedule,
+                     traf: Traffic) -> float:
+    """How many L2 windows one CTA's run spans when the wave's reuse is the in-step k-window (0 otherwise): its
+    k-blocks (tiles x k-blocks a tile) over the k-blocks of every panel of the wave that L2 holds (its size over
+    the wave's bytes per k-block). The model's reuse assumes the panel's sharers read each K-slab close together;
+    our per-CTA probe (data/ncu/lag, H100, 2026-11-26) found them spread over 0.1-0.2 x their progress in L2-bound
+    tiles, and ncu (data/ncu/ksweep2, ksweep3) 2-5x the model's HBM reads once the run spans tens of windows
+    (the long-k-drift caveat, prediction/caveats.py)."""
+    if traf.reuse != "k-window" or traf.wave_working_set_bytes <= 0:
+        return 0.0
+    k_iters = math.ceil(problem.k / cfg.tile_k)
+    window = hw.l2.size_bytes / (traf.wave_working_set_bytes / k_iters)
+    return sched.tiles_per_cta * k_iters / window
+
+
 def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: Traffic) -> tuple[float, float]:
     """(bytes one CTA's stage has in flight, the part that waits as long as an L2 miss): its L2 reads after
     multicast, of which the rows that miss L2 and the rows beyond the matrix edge (zero fill: they hold their
