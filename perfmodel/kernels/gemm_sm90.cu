@@ -82,6 +82,9 @@
 #ifndef PM_ACC_BUFFERS
 #define PM_ACC_BUFFERS 1
 #endif
+#ifndef PM_PROGRESS_SAMPLES   // 1: the per-CTA probe also samples each CTA's progress (a study build only)
+#define PM_PROGRESS_SAMPLES 0
+#endif
 
 namespace {
 
@@ -258,10 +261,15 @@ __device__ __forceinline__ void producer(const Smem& s, const CUtensorMap* tmA, 
   const int rank_m = rank % CM, rank_n = rank / CM;
   const int ct_m = (tiles_m + CM - 1) / CM, ct_n = (tiles_n + CN - 1) / CN;
   const int total = ct_m * ct_n, cluster = blockIdx.x / CS, clusters = gridDim.x / CS;
-  const long long run = (long long)((total - cluster + clusters - 1) / clusters) * k_blocks;
-  const long long interval = samples ? (run + PM_CTA_SAMPLES - 1) / PM_CTA_SAMPLES : 0;
-  long long issued = 0, next_sample = 0;
-  if (samples) samples[4] = (unsigned long long)interval;
+  // progress samples (built with -DPM_PROGRESS_SAMPLES=1 only: the code costs the producer registers that ptxas
+  // then takes from the consumers of 3-warpgroup configurations): every interval-th k-block, the first one included
+  int interval = 0, countdown = 1;
+  unsigned long long* sample = PM_PROGRESS_SAMPLES && samples ? samples + 5 : nullptr;
+  if (PM_PROGRESS_SAMPLES && samples) {
+    const int run = (total - cluster + clusters - 1) / clusters * k_blocks;
+    interval = (run + PM_CTA_SAMPLES - 1) / PM_CTA_SAMPLES;
+    samples[4] = (unsigned long long)interval;
+  }
   uint16_t mask_a = 0, mask_b = 0;   // CTAs sharing this CTA's A rows (same rank_m) / B rows (same rank_n)
   for (int i = 0; i < CN; ++i) mask_a |= uint16_t(1u << (rank_m + CM * i));
   for (int i = 0; i < CM; ++i) mask_b |= uint16_t(1u << (i + CM * rank_n));
@@ -271,11 +279,10 @@ __device__ __forceinline__ void producer(const Smem& s, const CUtensorMap* tmA, 
     const int m0 = (ct.m * CM + rank_m) * BM, n0 = (ct.n * CN + rank_n) * BN;
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbar_wait(smem_u32(&s.empty[stage]), phase ^ 1);
-      if (samples && issued == next_sample) {   // a progress sample: k-block `issued` of the run
-        samples[5 + issued / interval] = global_ns();
-        next_sample += interval;
+      if (PM_PROGRESS_SAMPLES && sample && --countdown == 0) {   // a sample at k-block i x interval of the run
+        *sample++ = global_ns();
+        countdown = interval;
       }
-      ++issued;
       const uint32_t full = smem_u32(&s.full[stage]);
       mbar_expect_tx(full, A_STAGE + B_STAGE);
       const uint32_t a_dst = smem_u32(s.a + stage * A_STAGE), b_dst = smem_u32(s.b + stage * B_STAGE);

@@ -485,7 +485,8 @@ int main(int argc, char** argv) {
           printf("%s[%llu, %lld, %lld, %lld]", c ? ", " : "", h[w * c], (long long)(h[w * c + 1] - t0),
                  (long long)(h[w * c + 2] - t0), (long long)(h[w * c + 3] - t0));
         printf("]");
-        if (l == 0) {   // [interval, ns at k-block 0, interval, 2 x interval, ...] of each CTA (unwritten samples: -1)
+        if (l == 0 && h[w * 0 + 4] > 0) {   // progress samples (a PM_PROGRESS_SAMPLES=1 build): [interval, ns at
+                                            // k-block 0, interval, 2 x interval, ...] of each CTA (unwritten: -1)
           char buf[64];
           for (int c = 0; c < g; ++c) {
             samples += c ? ", [" : "[";

@@ -32,9 +32,10 @@ int pm_make_plan(void** plan, const void* a, const void* b, void* d, int m, int 
 // in-kernel SM clock of that launch, which NVML's sampled clock is not). cta_probe: null, or 4 words a CTA for
 // each CTA of the grid (PmLaunchInfo.grid_ctas): {%smid, %globaltimer ns at its start, at its first consumer
 // warpgroup's end, at its producer's last load issued} (a study of how the CTAs of one launch spread), then
-// PM_CTA_SAMPLES words of its progress: the %globaltimer ns at which its producer issued k-block i x interval of its
-// run (all its tiles' k-blocks counted in order; interval = ceil(its k-blocks / PM_CTA_SAMPLES), written to word 4,
-// samples from word 5 on): PM_CTA_WORDS words a CTA in all.
+// PM_CTA_SAMPLES words of its progress in a kernel built with -DPM_PROGRESS_SAMPLES=1 (Builder(progress_samples=True)):
+// the %globaltimer ns at which its producer issued k-block i x interval of its run (all its tiles' k-blocks counted in
+// order; interval = ceil(its k-blocks / PM_CTA_SAMPLES), written to word 4, samples from word 5 on; 0 in other
+// builds): PM_CTA_WORDS words a CTA in all.
 #define PM_CTA_SAMPLES 192
 #define PM_CTA_WORDS (5 + PM_CTA_SAMPLES)
 int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe,

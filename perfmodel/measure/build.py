@@ -107,8 +107,12 @@ def _ptxas(stderr: str) -> tuple[int | None, int | None]:
 class Builder:
     """Builds binaries into ``cache_dir`` (created if needed)."""
 
-    def __init__(self, cache_dir: Path | None = None, nvcc: str = "nvcc", jobs: int | None = None):
+    def __init__(self, cache_dir: Path | None = None, nvcc: str = "nvcc", jobs: int | None = None,
+                 progress_samples: bool = False):
+        """``progress_samples``: build the study variant whose per-CTA probe (harness --cta-probe) also samples each
+        CTA's progress along its run (-DPM_PROGRESS_SAMPLES=1; not for timing: it costs the kernel registers)."""
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.extra_flags = ("-DPM_PROGRESS_SAMPLES=1",) if progress_samples else ()
         self.nvcc = nvcc
         self.jobs = jobs or max(1, os.cpu_count() or 1)
         self.nvcc_version = nvcc_version(nvcc)
@@ -132,7 +136,7 @@ class Builder:
         return out
 
     def build(self, problem: GemmProblem, cfg: KernelConfig) -> Binary:
-        flags = macros(problem, cfg)
+        flags = (*macros(problem, cfg), *self.extra_flags)
         key = _key(self.kernel_hash, self.nvcc_version, *NVCC_FLAGS, *flags)
         final = self.cache_dir / key
         binary = final / "gemm"
