@@ -1,7 +1,8 @@
 #!/bin/bash
 # 2026-11-26 session 7: the thirteenth held-out set on an H200 if the lent machine is one (h200_heldout13, never read
 # before the session's end), else a repeat on another H100 card (h100_heldout13_repeat); then the long-K calibration
-# sweep on the same card. 100 ms loops, binaries of .cache/pmk20 (kernel 1a8f9432f8b4af46, as on the H100).
+# sweep on the same card. 100 ms loops, binaries of .cache/pmk20 (kernel 1a8f9432f8b4af46; as the
+# sources had moved on to 76a174cac980a28d, the measure step rebuilt them on the device with those).
 set -u
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
