@@ -120,12 +120,14 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
-    """"7% slower than predicted on average, 34% (H100) / 36% (H200) more than 10%, up to 42%"; the rest is closer."""
+    """"7% (H100) / 15% (H200) slower than predicted on average, 34% / 57% more than 10%, up to 42%"; the rest is
+    closer."""
     cal = _calibration(gpu)
     drift, rest = cal[cal["drift"]], cal[~cal["drift"]]
-    assert len(drift) >= (50 if gpu == "h100-sxm" else 10)
-    assert 0.05 <= drift["rel_err"].mean() <= 0.09
-    lo, hi = (0.28, 0.40) if gpu == "h100-sxm" else (0.25, 0.45)
+    assert len(drift) >= (50 if gpu == "h100-sxm" else 30)
+    lo, hi = (0.05, 0.09) if gpu == "h100-sxm" else (0.12, 0.18)
+    assert lo <= drift["rel_err"].mean() <= hi
+    lo, hi = (0.28, 0.40) if gpu == "h100-sxm" else (0.50, 0.65)
     assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
     assert drift["rel_err"].max() <= 0.45
     assert rest["rel_err"].abs().mean() < drift["rel_err"].abs().mean()

@@ -64,8 +64,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"L2-bound, and each CTA's run spans {long_k_windows(problem, cfg, hw):.0f} of the L2 windows the model's "
             "reuse needs (the wave's K-slabs read in step, sim/memory.progress_windows): the CTAs sharing a panel "
             "drift apart as they run (per-CTA probe: by 0.1-0.2 x their progress in L2-bound tiles), and ncu counted "
-            "2-5x the model's HBM reads (data/ncu/ksweep*). Such points measured 7% slower than predicted on "
-            "average, 34% (H100) / 36% (H200) of them more than 10%, up to 42% (calibration half, >= "
+            "2-5x the model's HBM reads (data/ncu/ksweep*). Such points measured 7% (H100) / 15% (H200) slower than "
+            "predicted on average, 34% / 57% of them more than 10%, up to 42% (calibration half, >= "
             f"{LONG_K_WINDOWS} windows: long K, or many tiles a CTA); tensor-bound tiles (128x256) are not slowed"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
