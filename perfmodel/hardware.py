@@ -153,6 +153,9 @@ class L2Section:
     # The L2 request coalescer (sim/memory.lrc_merge; absent: 1): SM-received over slice-served read sectors of
     # TMA loads with 128-byte box rows and no multicast (ncu lrc__ counters of our GEMM)
     lrc_merge_128b: float = _f(1, 8, optional=True)
+    # How fast the CTAs of an L2-bound kernel drift apart, in k-blocks per k-block of their run (sim/memory.drift_cohorts;
+    # absent: they walk K in step): the spread of the SMs' progress rates when the L2 path sets their pace
+    sm_rate_spread: float = _f(0, 2, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

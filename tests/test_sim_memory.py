@@ -115,3 +115,30 @@ def test_the_l2_request_coalescer_merges_plain_128_byte_row_loads_only():
     assert slow.bottleneck.value == "l2" and fast.tflops > slow.tflops * 1.03
     assert predict(prob, mc, hw, clock="boost").tflops == pytest.approx(predict(prob, mc, off, clock="boost").tflops)
     assert load_hardware("b200").l2.lrc_merge_128b is None      # not measured there: no merge
+
+
+def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():
+    """sim/memory.drift_cohorts: 1 + drift x p / (2 window) reads of a shared K-slab, only where the wave's reuse is the
+    in-step k-window; capped at every tile reading its own panels; the measured progress windows say how long a run
+    is."""
+    from perfmodel.config import KernelConfig
+    from perfmodel.sim.memory import drift_cohorts, progress_windows
+    assert drift_cohorts(100.0, 0.0, 5000.0) == 1.0
+    assert drift_cohorts(100.0, 0.1, 2000.0) == pytest.approx(2.0)
+    assert drift_cohorts(100.0, 0.1, 4000.0) > drift_cohorts(100.0, 0.1, 2000.0) > drift_cohorts(50.0 * 4, 0.1, 2000.0)
+    hw = load_hardware("h100-sxm")
+    cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    long_k, short_k = make_problem("4096x4096x49152", "bf16"), make_problem("2048x2048x2048", "bf16")
+    s = make_schedule(long_k, cfg, hw)
+    still, drifting = traffic(long_k, cfg, hw, s), traffic(long_k, cfg, hw, s, 0.136)
+    assert still.reuse == "k-window" and still.drift_reads == 1.0
+    windows = progress_windows(long_k, cfg, hw, s, still)
+    assert windows > 40
+    assert drifting.drift_reads == pytest.approx(1 + 0.136 * windows / 2)
+    assert drifting.hbm_read_bytes == pytest.approx(still.hbm_read_bytes * drifting.drift_reads, rel=1e-6)
+    none = still.l2_read_bytes_per_stage * s.n_tiles * 768
+    assert traffic(long_k, cfg, hw, s, 50.0).hbm_read_bytes == pytest.approx(none)     # every tile its own panels
+    s2 = make_schedule(short_k, cfg, hw)
+    fits = traffic(short_k, cfg, hw, s2, 0.136)                                        # all-fit: nothing to drift from
+    assert fits.reuse == "all-fit" and fits.drift_reads == 1.0
+    assert fits.hbm_read_bytes == traffic(short_k, cfg, hw, s2).hbm_read_bytes

@@ -86,7 +86,9 @@ def _print_text(p: Prediction, r, args) -> None:
     print(f"{'bound':11}{p.bottleneck.value:>14}{a.bound:>14}")
     d = p.details
     print(f"schedule   {d['tiles_per_cta']} tile(s) per CTA, {d['waves']} wave(s), wave efficiency "
-          f"{d['wave_efficiency']:.3f}, {d['k_iters']} k-blocks per tile, L2 reuse: {d['l2_reuse']}")
+          f"{d['wave_efficiency']:.3f}, {d['k_iters']} k-blocks per tile, L2 reuse: {d['l2_reuse']}"
+          + (f" (the CTAs drift apart: each shared K-slab read {d['drift_reads']:.2f}x from HBM, l2.sm_rate_spread)"
+             if d.get("drift_reads", 1.0) > 1.0 else ""))
     if d.get("l2_share_gpc_bound"):
         print(f"placement  {d['active_sms']} CTAs crowd {d['gpc_crowd_sms']} SMs of one GPC: its pool of in-flight "
               f"loads (gpu.gpc_inflight_bytes, held longer under HBM load: tma.pool_queue_share) holds their L2 share "

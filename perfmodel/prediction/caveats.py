@@ -44,9 +44,10 @@ def long_k_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) ->
 
 
 def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottleneck: str,
-            time_s: float | None = None) -> tuple[Caveat, ...]:
+            time_s: float | None = None, drift_reads: float = 1.0) -> tuple[Caveat, ...]:
     """The caveats of one sm_90a prediction of our kernel's family (none elsewhere: the data behind them are
-    our kernel's on the H100 and H200); ``time_s``: the predicted time, launch included."""
+    our kernel's on the H100 and H200); ``time_s``: the predicted time, launch included; ``drift_reads``: the times
+    the prediction's traffic reads each shared K-slab (Traffic.drift_reads; > 1 where it counted the CTAs' drift)."""
     if hw.arch is not Arch.SM90A:
         return ()
     out = []
@@ -57,16 +58,17 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "predicted on average, 45% (H100) / 13% (H200) of them more than 10% (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s) "
             "and the first loads' latency, not all that such a kernel spends starting up and draining"))
-    drift = bottleneck in ("l2", "latency") and long_k_windows(problem, cfg, hw) >= LONG_K_WINDOWS
+    drift = drift_reads > 1.0 and long_k_windows(problem, cfg, hw) >= LONG_K_WINDOWS
     if drift:
         out.append(Caveat(
             "long-k-drift",
-            f"L2-bound, and each CTA's run spans {long_k_windows(problem, cfg, hw):.0f} of the L2 windows the model's "
-            "reuse needs (the wave's K-slabs read in step, sim/memory.progress_windows): the CTAs sharing a panel "
-            "drift apart as they run (per-CTA probe: by 0.1-0.2 x their progress in L2-bound tiles), and ncu counted "
-            "2-5x the model's HBM reads (data/ncu/ksweep*). Such points measured 7% (H100) / 15% (H200) slower than "
-            "predicted on average, 34% / 57% of them more than 10%, up to 42% (calibration half, >= "
-            f"{LONG_K_WINDOWS} windows: long K, or many tiles a CTA); tensor-bound tiles (128x256) are not slowed"))
+            f"L2-bound over a long run ({long_k_windows(problem, cfg, hw):.0f} L2 windows of the wave's in-step reuse, "
+            "sim/memory.progress_windows): the CTAs sharing a panel drift apart as they run (per-CTA probe: by 0.1-0.2 "
+            f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
+            "fitted on ncu's HBM bytes within 11% on average). What decides how far a configuration's CTAs spread is not "
+            "modelled (128x128 at 4 stages stays in step). Such points measured 1% (H100) / 11% (H200) slower than "
+            "predicted on average, 12% / 59% of them more than 10% off, from 21% faster to 40% slower (calibration "
+            f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
         out.append(Caveat(
@@ -82,8 +84,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
             "narrow-64-byte-rows",
-            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 3% (H100) and 8% (H200) "
-            "slower than predicted on the calibration half, up to 20%, and at 8192^3 and 4096x14336x4096 they ran "
+            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 1% (H100) and 6% (H200) "
+            "slower than predicted on the calibration half, up to 19%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:

@@ -120,16 +120,28 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     from ..sim.params import at_clock, build_inputs
     from ..sim.power import power_cap
     cap = power_cap(regime, hw)         # None: no power limit applies (a fixed or the boost clock)
-    clock = {Regime.FIXED: regime.hz, Regime.BOOST: hw.tensor_max_clock_hz}.get(
+    clock0 = {Regime.FIXED: regime.hz, Regime.BOOST: hw.tensor_max_clock_hz}.get(
         regime.regime, hw.tensor_max_clock_hz if cap is None else hw.clock.sustained_tensor_hz)
-    inputs = build_inputs(problem, cfg, hw, float(clock), fam)
-    if cap is not None:
-        # first simulate at the clock the steady-state activity would settle at (a guess: no tails, no stalls)
-        clock = _guess_clock(problem, hw, inputs, clock, cap)
-        inputs = at_clock(inputs, hw, clock)
-    res = run_inputs(inputs, record_timeline=record_timeline, full=full)
-    if cap is not None and not res.deadlock:
-        clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap)
+
+    def simulate(drift: float):
+        inputs = build_inputs(problem, cfg, hw, float(clock0), fam, drift)
+        clock = clock0
+        if cap is not None:
+            # first simulate at the clock the steady-state activity would settle at (a guess: no tails, no stalls)
+            clock = _guess_clock(problem, hw, inputs, clock, cap)
+            inputs = at_clock(inputs, hw, clock)
+        res = run_inputs(inputs, record_timeline=record_timeline, full=full)
+        if cap is not None and not res.deadlock:
+            clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap)
+        return clock, res, inputs
+
+    clock, res, inputs = simulate(0.0)
+    spread = hw.l2.sm_rate_spread or 0.0
+    if (spread and fam.name == "ours" and not res.deadlock and res.bottleneck == "l2"
+            and inputs.traffic.reuse == "k-window"):
+        # L2-bound: the SMs' unequal L2 shares spread the CTAs apart, and the wave's reuse with them
+        # (sim/memory.drift_cohorts, l2.sm_rate_spread): simulated again with the traffic that leaves
+        clock, res, inputs = simulate(spread)
     base = analytic_estimate(problem, cfg, hw, clock)
     if res.deadlock:
         cycles, time_s = 0, math.inf
@@ -144,8 +156,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
                       analytic=base, deadlock=res.deadlock, reason=res.reason,
                       details=MappingProxyType(dict(res.details)), timeline=res.timeline, family=fam.name,
                       clock_regime=regime.regime.value,
-                      caveats=() if res.deadlock or fam.name != "ours" else caveats(problem, cfg, hw, res.bottleneck,
-                                                                                    time_s))
+                      caveats=() if res.deadlock or fam.name != "ours" else caveats(
+                          problem, cfg, hw, res.bottleneck, time_s, drift_reads=inputs.traffic.drift_reads))
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock

@@ -44,6 +44,7 @@ class Traffic:
     reuse: str                       # "all-fit", "wave-fit", "k-window" or "none"
     a_miss_fraction: float = 0.0     # share of A's (and of B's) L2 reads that come from HBM: a stage waits
     b_miss_fraction: float = 0.0     # for HBM when any of its boxes does
+    drift_reads: float = 1.0         # times the wave's shared K-slabs are read from HBM (drift_cohorts; 1: in step)
 
     @property
     def stage_miss_probability(self) -> float:
@@ -264,8 +265,26 @@ def _wave_new_bytes(sched, cfg, wave, pa, pb, l2, prev) -> tuple[tuple[float, fl
     return (len(a) * pa, len(b) * pb), (a, b)
 
 
-def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Schedule) -> Traffic:
+def drift_cohorts(window_kblocks: float, drift: float, progress_kblocks: float) -> float:
+    """Mean number of times a wave's shared K-slab is read from HBM when its sharers drift apart.
+
+    The in-step reuse assumes that the CTAs sharing a panel read each K-slab close together. Nothing resynchronises
+    a persistent kernel's CTAs: after p k-blocks of their run they are spread over drift x p k-blocks (our per-CTA
+    probe, data/ncu/lag: a panel's sharers spread over 0.1-0.2 x their progress in L2-bound tiles). L2 holds
+    ``window_kblocks`` k-blocks of every panel the wave reads, so each window's worth of that spread is a cohort
+    that reads the slab again: 1 + drift x p / window reads, p / 2 on average over the run."""
+    if drift <= 0 or progress_kblocks <= 0 or window_kblocks <= 0:
+        return 1.0
+    return 1.0 + drift * progress_kblocks / 2.0 / window_kblocks
+
+
+def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Schedule,
+            drift: float = 0.0) -> Traffic:
+    """HBM and L2 traffic of the kernel (module docstring). ``drift``: how fast the CTAs sharing a panel drift
+    apart (k-blocks per k-block of their run; 0: in step): under the in-step k-window reuse each slab is read
+    drift_cohorts() times, up to once by every tile."""
     k_iters = math.ceil(problem.k / cfg.tile_k)
+    cohorts = 1.0
     mc_a, mc_b = multicast_factors(cfg)
     sf = scale_stage_bytes(problem, cfg)
     l2_a = a_stage_bytes(problem, cfg) / mc_a + sf / 2
@@ -288,9 +307,13 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
     else:
         (read_a, read_b), reuse = (_sampled_wave_reads(sched, cfg, pa, pb, l2),
                                    "wave-fit" if ws <= l2 else "k-window")
+        if reuse == "k-window" and drift > 0:
+            cohorts = drift_cohorts(l2 / (ws / k_iters), drift, sched.tiles_per_cta * k_iters)
+            read_a, read_b = min(read_a * cohorts, l2_a * cta_stages), min(read_b * cohorts, l2_b * cta_stages)
     read = read_a + read_b
     return Traffic(hbm_read_bytes=read, hbm_write_bytes=write, l2_read_bytes_per_stage=l2_a + l2_b,
                    hbm_read_bytes_per_stage=read / cta_stages, wave_working_set_bytes=ws, reuse=reuse,
+                   drift_reads=cohorts,
                    a_miss_fraction=min(read_a / (l2_a * cta_stages), 1.0) if l2_a > 0 else 0.0,
                    b_miss_fraction=min(read_b / (l2_b * cta_stages), 1.0) if l2_b > 0 else 0.0)
 

@@ -172,7 +172,8 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     details = {"k_iters": p.k_iters, "tiles_per_cta": p.tiles_per_cta, "waves": p.waves,
                "wave_efficiency": sched.wave_efficiency, "active_sms": sched.active_sms,
                "hbm_read_bytes": inputs.traffic.hbm_read_bytes, "hbm_write_bytes": inputs.traffic.hbm_write_bytes,
-               "l2_reuse": inputs.traffic.reuse, "stages": p.stages, "instr_cycles": p.instr_cycles,
+               "l2_reuse": inputs.traffic.reuse, "drift_reads": inputs.traffic.drift_reads,
+               "stages": p.stages, "instr_cycles": p.instr_cycles,
                "instr_math_cycles": p.instr_math_cycles, "instr_smem_cycles": p.instr_smem_cycles,
                "gpc_crowd_sms": p.gpc_crowd_sms, "l2_share_gpc_bound": float(p.l2_share_gpc_bound)}
     reason = static_deadlock(p)

@@ -279,7 +279,7 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
 
 
 def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float,
-                 family: "KernelFamily | str | None" = None) -> ModelInputs:
+                 family: "KernelFamily | str | None" = None, drift: float = 0.0) -> ModelInputs:
     """The simulation's inputs for one SM running ``family``'s schedule (default: our kernel). Co-resident
     CTAs of a non-persistent kernel (``Schedule.ctas_per_sm`` = c > 1) start together and run in step:
     the SM is simulated as one CTA with c times the MMA warpgroups, stage bytes, load issue work and
@@ -287,7 +287,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     sch = get_family(family).schedule(problem, cfg, hw)
     c = sch.ctas_per_sm
     sched = make_schedule(problem, cfg, hw, c)
-    traf = traffic(problem, cfg, hw, sched)
+    traf = traffic(problem, cfg, hw, sched, drift)
     sm100 = hw.arch is Arch.SM100A
     k_iters = math.ceil(problem.k / cfg.tile_k)
     math_c, read_c, flops = mma_instruction(problem, cfg, hw)

@@ -1,0 +1,43 @@
+"""The CTAs' drift (sim/memory.drift_cohorts, l2.sm_rate_spread): the committed value is what its fit on the committed ncu
+traffic gives, the fit's command reports and fails in one line, and predict counts the drift where the first pass is
+L2-bound under the k-window reuse only."""
+import pathlib
+import re
+import subprocess
+import sys
+
+from perfmodel import load_hardware, make_problem
+from perfmodel.config import KernelConfig
+from perfmodel.prediction.predict import predict
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIT = [sys.executable, str(ROOT / "benchmarks" / "fit_sm_rate_spread.py")]
+
+
+def test_the_committed_spread_is_the_fit_of_the_committed_ncu_rows():
+    out = subprocess.run(FIT, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    fitted = float(re.search(r"fitted l2.sm_rate_spread ([0-9.]+)", out.stdout).group(1))
+    loss = float(re.search(r"fitted .*: loss ([0-9.]+)", out.stdout).group(1))
+    still = float(re.search(r"in step \(spread 0\): loss ([0-9.]+)", out.stdout).group(1))
+    assert abs(fitted - load_hardware("h100-sxm").l2.sm_rate_spread) < 0.005
+    assert load_hardware("h200").l2.sm_rate_spread == load_hardware("h100-sxm").l2.sm_rate_spread   # a GH100 copy
+    assert loss < 0.2 < 1.0 < still          # the in-step model's bytes are off by e^1; the drift brings them in
+
+
+def test_an_unknown_gpu_is_a_one_line_error():
+    out = subprocess.run(FIT + ["--gpu", "h900"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 2 and out.stderr.startswith("error:") and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_predict_counts_the_drift_only_where_the_first_pass_is_l2_bound():
+    hw = load_hardware("h100-sxm")
+    l2_bound = KernelConfig.from_name("64x128x64_i64x128x16_cg1_cl1x1_mc0_s9_sw128-128_wg1_acc1_pm8_etma")
+    tensor_bound = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma")
+    off = hw.with_values(**{"l2.sm_rate_spread": 0.0})
+    long_k = make_problem("4096x4096x49152", "bf16")
+    drifting, still = predict(long_k, l2_bound, hw, clock="sustained"), predict(long_k, l2_bound, off, clock="sustained")
+    assert still.bottleneck.value == "l2" and still.details["drift_reads"] == 1.0
+    assert drifting.details["drift_reads"] > 3 and drifting.tflops < 0.85 * still.tflops   # measured 270 against 384
+    t1, t0 = predict(long_k, tensor_bound, hw, clock="sustained"), predict(long_k, tensor_bound, off, clock="sustained")
+    assert t1.tflops == t0.tflops and t1.details["drift_reads"] == 1.0
