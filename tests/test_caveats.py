@@ -120,14 +120,14 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
-    """"1% (H100) / 11% (H200) slower than predicted on average, 12% / 59% more than 10% off, from 21% faster to 40%
+    """"1% (H100) / 11% (H200) slower than predicted on average, 18% / 59% more than 10% off, from 21% faster to 40%
     slower"."""
     cal = _calibration(gpu)
     drift = cal[cal["drift"]]
     assert len(drift) >= (50 if gpu == "h100-sxm" else 30)
     lo, hi = (-0.01, 0.03) if gpu == "h100-sxm" else (0.08, 0.14)
     assert lo <= drift["rel_err"].mean() <= hi
-    lo, hi = (0.07, 0.17) if gpu == "h100-sxm" else (0.50, 0.65)
+    lo, hi = (0.12, 0.24) if gpu == "h100-sxm" else (0.50, 0.65)
     assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
     assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.45
 

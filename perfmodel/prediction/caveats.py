@@ -67,7 +67,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
             "fitted on ncu's HBM bytes within 11% on average). What decides how far a configuration's CTAs spread is not "
             "modelled (128x128 at 4 stages stays in step). Such points measured 1% (H100) / 11% (H200) slower than "
-            "predicted on average, 12% / 59% of them more than 10% off, from 21% faster to 40% slower (calibration "
+            "predicted on average, 18% / 59% of them more than 10% off, from 21% faster to 40% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
