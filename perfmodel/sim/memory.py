@@ -265,6 +265,12 @@ def _wave_new_bytes(sched, cfg, wave, pa, pb, l2, prev) -> tuple[tuple[float, fl
     return (len(a) * pa, len(b) * pb), (a, b)
 
 
+def _run_windows(tiles_per_cta: int, k_iters: int, wave_bytes: float, l2_bytes: float) -> float:
+    """A CTA's run (tiles x k-blocks) in L2 windows: the k-blocks of every panel of the wave that L2 holds (its size
+    over the wave's bytes per k-block)."""
+    return tiles_per_cta * k_iters / (l2_bytes / (wave_bytes / k_iters)) if wave_bytes > 0 else 0.0
+
+
 def drift_cohorts(window_kblocks: float, drift: float, progress_kblocks: float) -> float:
     """Mean number of times a wave's shared K-slab is read from HBM when its sharers drift apart.
 
@@ -308,7 +314,7 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
         (read_a, read_b), reuse = (_sampled_wave_reads(sched, cfg, pa, pb, l2),
                                    "wave-fit" if ws <= l2 else "k-window")
         if reuse == "k-window" and drift > 0:
-            cohorts = drift_cohorts(l2 / (ws / k_iters), drift, sched.tiles_per_cta * k_iters)
+            cohorts = drift_cohorts(1.0, drift, _run_windows(sched.tiles_per_cta, k_iters, ws, l2))
             read_a, read_b = min(read_a * cohorts, l2_a * cta_stages), min(read_b * cohorts, l2_b * cta_stages)
     read = read_a + read_b
     return Traffic(hbm_read_bytes=read, hbm_write_bytes=write, l2_read_bytes_per_stage=l2_a + l2_b,
@@ -326,11 +332,10 @@ def progress_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, 
     our per-CTA probe (data/ncu/lag, H100, 2026-11-26) found them spread over 0.1-0.2 x their progress in L2-bound
     tiles, and ncu (data/ncu/ksweep2, ksweep3) 2-5x the model's HBM reads once the run spans tens of windows
     (the long-k-drift caveat, prediction/caveats.py)."""
-    if traf.reuse != "k-window" or traf.wave_working_set_bytes <= 0:
+    if traf.reuse != "k-window":
         return 0.0
-    k_iters = math.ceil(problem.k / cfg.tile_k)
-    window = hw.l2.size_bytes / (traf.wave_working_set_bytes / k_iters)
-    return sched.tiles_per_cta * k_iters / window
+    return _run_windows(sched.tiles_per_cta, math.ceil(problem.k / cfg.tile_k), traf.wave_working_set_bytes,
+                        hw.l2.size_bytes)
 
 
 def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: Traffic) -> tuple[float, float]:
