@@ -11,7 +11,7 @@ from perfmodel.calibration.fit import load_split, split
 from perfmodel.calibration.report import add_predictions, measured_frame
 from perfmodel.config import KernelConfig
 from perfmodel.hardware import load_hardware
-from perfmodel.prediction.caveats import LONG_K_WINDOWS, SHORT_KERNEL_S, SKINNY_M, caveats, long_k_windows, skinny_ctas
+from perfmodel.prediction.caveats import SHORT_KERNEL_S, SKINNY_M, caveats, skinny_ctas
 from perfmodel.prediction.predict import predict
 from perfmodel.problem import make_problem
 
@@ -81,8 +81,6 @@ def _calibration(gpu: str) -> pd.DataFrame:
     cal["wide_no_mc"] = [c.swizzle_a.value == "128" and c.swizzle_b.value == "128"
                          and not (c.multicast and c.cluster_size > 1) for c in cfgs]
     cal["rows64"] = ["64" in (c.swizzle_a.value, c.swizzle_b.value) for c in cfgs]
-    cal["windows"] = [long_k_windows(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), c, hw)
-                      for r, c in zip(cal.itertuples(), cfgs)]
     cal["drift"] = cal["caveats"].str.contains("long-k-drift")
     return cal
 

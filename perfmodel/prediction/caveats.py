@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from ..config import KernelConfig, Swizzle
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem
-from ..sim.memory import progress_windows, traffic
 from ..sim.scheduler import make_schedule
 
 SKINNY_M = 64          # at most this many rows: a 128-row tile computes at least half zeros
@@ -37,17 +36,12 @@ def skinny_ctas(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> in
     return make_schedule(problem, cfg, hw).active_sms
 
 
-def long_k_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
-    """L2 windows one CTA's run spans under the in-step k-window reuse (sim/memory.progress_windows; 0 otherwise)."""
-    sched = make_schedule(problem, cfg, hw)
-    return progress_windows(problem, cfg, hw, sched, traffic(problem, cfg, hw, sched))
-
-
 def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottleneck: str,
-            time_s: float | None = None, drift_reads: float = 1.0) -> tuple[Caveat, ...]:
+            time_s: float | None = None, drift_reads: float = 1.0, run_windows: float = 0.0) -> tuple[Caveat, ...]:
     """The caveats of one sm_90a prediction of our kernel's family (none elsewhere: the data behind them are
     our kernel's on the H100 and H200); ``time_s``: the predicted time, launch included; ``drift_reads``: the times
-    the prediction's traffic reads each shared K-slab (Traffic.drift_reads; > 1 where it counted the CTAs' drift)."""
+    the prediction's traffic reads each shared K-slab (Traffic.drift_reads; > 1 where it counted the CTAs' drift);
+    ``run_windows``: the L2 windows a CTA's run spans under the in-step k-window reuse (sim/memory.progress_windows)."""
     if hw.arch is not Arch.SM90A:
         return ()
     out = []
@@ -58,11 +52,11 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "predicted on average, 45% (H100) / 13% (H200) of them more than 10% (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s) "
             "and the first loads' latency, not all that such a kernel spends starting up and draining"))
-    drift = drift_reads > 1.0 and long_k_windows(problem, cfg, hw) >= LONG_K_WINDOWS
+    drift = drift_reads > 1.0 and run_windows >= LONG_K_WINDOWS
     if drift:
         out.append(Caveat(
             "long-k-drift",
-            f"L2-bound over a long run ({long_k_windows(problem, cfg, hw):.0f} L2 windows of the wave's in-step reuse, "
+            f"L2-bound over a long run ({run_windows:.0f} L2 windows of the wave's in-step reuse, "
             "sim/memory.progress_windows): the CTAs sharing a panel drift apart as they run (per-CTA probe: by 0.1-0.2 "
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
             "fitted on ncu's HBM bytes within 11% on average). What decides how far a configuration's CTAs spread is not "
@@ -109,4 +103,4 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     return tuple(out)
 
 
-__all__ = ["Caveat", "caveats", "long_k_windows", "skinny_ctas"]
+__all__ = ["Caveat", "caveats", "skinny_ctas"]

@@ -117,6 +117,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     if violations:
         raise IllegalConfigError(violations)
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
+    from ..sim.memory import progress_windows
     from ..sim.params import at_clock, build_inputs
     from ..sim.power import power_cap
     cap = power_cap(regime, hw)         # None: no power limit applies (a fixed or the boost clock)
@@ -157,7 +158,8 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
                       details=MappingProxyType(dict(res.details)), timeline=res.timeline, family=fam.name,
                       clock_regime=regime.regime.value,
                       caveats=() if res.deadlock or fam.name != "ours" else caveats(
-                          problem, cfg, hw, res.bottleneck, time_s, drift_reads=inputs.traffic.drift_reads))
+                          problem, cfg, hw, res.bottleneck, time_s, drift_reads=inputs.traffic.drift_reads,
+                          run_windows=progress_windows(problem, cfg, hw, inputs.schedule, inputs.traffic)))
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
