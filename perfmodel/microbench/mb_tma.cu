@@ -10,11 +10,12 @@
 //  - skinny rings (--skinny-ctas): the tma_skinny_walk rings with 8..128 CTAs streaming at once (tma_skinny_ctas);
 //    (--skinny-abox) the 128x128 ring with and without its A box per stage (tma_skinny_abox); (--skinny-private) that
 //    ring's A box shared by every CTA or each CTA's own (tma_skinny_private); (--skinny-order) resident, fetched or
-//    private A boxes issued before or after B (tma_skinny_order);
+//    private A boxes issued before or after B (tma_skinny_order); (--skinny-oob) A boxes partly or mostly beyond the
+//    matrix edge in rings shaped as our 256x128, 128x256 and 128x128 tiles (tma_skinny_oob);
 //  - (--gpc-probe) the SMs a grid lands on, the SMs that share a GPC (clusters of 2..16), and the skinny ring on
 //    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
-//        --skinny-abox | --skinny-private | --skinny-order | --gpc-probe]
+//        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe]
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -26,6 +27,7 @@ static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
 static bool g_skinny_private = false; // only tma_skinny_private
 static bool g_skinny_order = false; // only tma_skinny_order
+static bool g_skinny_oob = false;   // only tma_skinny_oob
 static bool g_gpc_probe = false;    // only --gpc-probe
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
@@ -837,6 +839,32 @@ static void bench_skinny_abox(Ctx& c) {
   }
 }
 
+// tma_skinny_oob: A boxes whose rows lie beyond the matrix edge (issue 8, eighth session: our 256x128 tile runs 1.45x
+// its GPC pool's rate a k-block at M = 64 / 128, where a 128x256 tile with the same stage bytes and miss-like bytes
+// runs at it, data/ncu/skinny256). The walk's rings shaped as our tiles: a 256-row A box (256x128, 4 stages) and a
+// 128-row one (128x256, 4 stages; 128x128, 6 stages), each with A in bounds and with A of 128 / 64 / 16 rows (the rest
+// of the box zero fill); consumer work 0 and the tile's MMA time (1025 cycles a k-block for 256x128 and 128x256, 513
+// for 128x128). 64 and 112 CTAs (the grids of M = 64 x N = 8192 and M = 128 x N = 14336). Records "tma_skinny_oob".
+static void bench_skinny_oob(Ctx& c) {
+  struct Case { const char* tile; int rows_a, rows_b, stages, work; };
+  const Case cases[] = {{"256x128", 256, 128, 4, 0}, {"256x128", 256, 128, 4, 1025}, {"128x256", 128, 256, 4, 1025},
+                        {"128x128", 128, 128, 6, 513}};
+  for (const Case& cs : cases) {
+    for (int a_rows : {256, 128, 64, 16}) {
+      if (a_rows > cs.rows_a) continue;
+      for (int ctas : {64, 112}) {
+        if (ctas > c.sms) continue;
+        SkinnyRing k{cs.rows_a, cs.rows_b, cs.stages, cs.work};
+        k.a_tensor_rows = a_rows;
+        Rec rec("tma_skinny_oob");
+        rec.str("tile", cs.tile).num("a_box_rows", cs.rows_a).num("a_tensor_rows", a_rows)
+            .num("oob_rows", cs.rows_a - a_rows);
+        skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
+      }
+    }
+  }
+}
+
 // tma_skinny_private: whether the A box's cost in the skinny ring comes from every CTA reading the same A lines at
 // the same time (hot lines at their L2 slices) or from the A rows themselves (the SM's TMA): the 128x128 6-stage ring
 // with a 128-row (or 64-row) in-bounds A box that every CTA shares or that each CTA has to itself. A's k-blocks wrap
@@ -1134,6 +1162,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--skinny-abox")) g_skinny_abox = true;
     else if (!strcmp(argv[i], "--skinny-private")) g_skinny_private = true;
     else if (!strcmp(argv[i], "--skinny-order")) g_skinny_order = true;
+    else if (!strcmp(argv[i], "--skinny-oob")) g_skinny_oob = true;
     else if (!strcmp(argv[i], "--gpc-probe")) g_gpc_probe = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
              "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --gpc-probe])", argv[i]);
@@ -1161,6 +1190,7 @@ int main(int argc, char** argv) {
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
   if (g_skinny_private) { bench_skinny_private(c); return 0; }
   if (g_skinny_order) { bench_skinny_order(c); return 0; }
+  if (g_skinny_oob) { bench_skinny_oob(c); return 0; }
   if (g_gpc_probe) { bench_gpc_probe(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
