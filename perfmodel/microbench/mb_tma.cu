@@ -11,7 +11,7 @@
 //    (--skinny-abox) the 128x128 ring with and without its A box per stage (tma_skinny_abox); (--skinny-private) that
 //    ring's A box shared by every CTA or each CTA's own (tma_skinny_private); (--skinny-order) resident, fetched or
 //    private A boxes issued before or after B (tma_skinny_order); (--skinny-oob) A boxes partly or mostly beyond the
-//    matrix edge in rings shaped as our 256x128, 128x256 and 128x128 tiles (tma_skinny_oob);
+//    matrix edge in rings shaped as our x128 tiles (tma_skinny_oob);
 //  - (--gpc-probe) the SMs a grid lands on, the SMs that share a GPC (clusters of 2..16), and the skinny ring on
 //    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
@@ -841,25 +841,29 @@ static void bench_skinny_abox(Ctx& c) {
 
 // tma_skinny_oob: A boxes whose rows lie beyond the matrix edge (issue 8, eighth session: our 256x128 tile runs 1.45x
 // its GPC pool's rate a k-block at M = 64 / 128, where a 128x256 tile with the same stage bytes and miss-like bytes
-// runs at it, data/ncu/skinny256). The walk's rings shaped as our tiles: a 256-row A box (256x128, 4 stages) and a
-// 128-row one (128x256, 4 stages; 128x128, 6 stages), each with A in bounds and with A of 128 / 64 / 16 rows (the rest
-// of the box zero fill); consumer work 0 and the tile's MMA time (1025 cycles a k-block for 256x128 and 128x256, 513
-// for 128x128). 64 and 112 CTAs (the grids of M = 64 x N = 8192 and M = 128 x N = 14336). Records "tma_skinny_oob".
+// runs at it, data/ncu/skinny256). The walk's ring shaped as our x128 tiles (a 128-wide B box, 4 stages) with a 256- or
+// 128-row A box, A in bounds or of fewer rows than the box (the rest zero fill); B from HBM or L2-resident (its
+// k-blocks wrap every 8: the zero fill's cost without HBM's); consumer work 0, or the 256x128 tile's MMA time (1025
+// cycles a k-block); 8 / 32 / 64 / 112 CTAs (one a SM; 112: the grid of M = 128 x N = 14336). Records
+// "tma_skinny_oob" (a_tensor_rows: A's rows; oob_rows: the box's rows beyond them).
 static void bench_skinny_oob(Ctx& c) {
-  struct Case { const char* tile; int rows_a, rows_b, stages, work; };
-  const Case cases[] = {{"256x128", 256, 128, 4, 0}, {"256x128", 256, 128, 4, 1025}, {"128x256", 128, 256, 4, 1025},
-                        {"128x128", 128, 128, 6, 513}};
-  for (const Case& cs : cases) {
-    for (int a_rows : {256, 128, 64, 16}) {
-      if (a_rows > cs.rows_a) continue;
-      for (int ctas : {64, 112}) {
-        if (ctas > c.sms) continue;
-        SkinnyRing k{cs.rows_a, cs.rows_b, cs.stages, cs.work};
-        k.a_tensor_rows = a_rows;
-        Rec rec("tma_skinny_oob");
-        rec.str("tile", cs.tile).num("a_box_rows", cs.rows_a).num("a_tensor_rows", a_rows)
-            .num("oob_rows", cs.rows_a - a_rows);
-        skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
+  for (int work : {0, 1025}) {
+    for (int b_kwrap : {0, 8}) {
+      if (work && b_kwrap) continue;
+      for (int rows_a : {256, 128}) {
+        for (int a_rows : {256, 128, 64, 16}) {
+          if (a_rows > rows_a) continue;
+          for (int ctas : {8, 32, 64, 112}) {
+            if (ctas > c.sms) continue;
+            SkinnyRing k{rows_a, 128, 4, work};
+            k.a_tensor_rows = a_rows;
+            k.b_kwrap = b_kwrap;
+            Rec rec("tma_skinny_oob");
+            rec.num("a_box_rows", rows_a).num("a_tensor_rows", a_rows).num("oob_rows", rows_a - a_rows)
+                .num("b_kwrap", b_kwrap);
+            skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
+          }
+        }
       }
     }
   }
