@@ -844,9 +844,24 @@ static void bench_skinny_abox(Ctx& c) {
 // runs at it, data/ncu/skinny256). The walk's ring shaped as our x128 tiles (a 128-wide B box, 4 stages) with a 256- or
 // 128-row A box, A in bounds or of fewer rows than the box (the rest zero fill); B from HBM or L2-resident (its
 // k-blocks wrap every 8: the zero fill's cost without HBM's); consumer work 0, or the 256x128 tile's MMA time (1025
-// cycles a k-block); 8 / 32 / 64 / 112 CTAs (one a SM; 112: the grid of M = 128 x N = 14336). Records
-// "tma_skinny_oob" (a_tensor_rows: A's rows; oob_rows: the box's rows beyond them).
+// cycles a k-block); 8 / 32 / 64 / 112 CTAs (one a SM; 112: the grid of M = 128 x N = 14336). Then, B L2-resident and
+// work 0: the 256-row box (half and 1/16 in bounds, and in bounds) at 8..128 CTAs; the 128-row box half out of bounds
+// at 2..8 stages on 112 CTAs; and both boxes on n = 4..16 SMs of one GPC against n spread over the GPCs (gpc_groups:
+// is the zero fill's cost a GPC's or the chip's?). Records "tma_skinny_oob" (a_tensor_rows: A's rows; oob_rows: the
+// box's rows beyond them; placement, sms: where a placed ring ran).
+static std::vector<std::vector<int>> gpc_groups(int smem, bool emit);
+static std::string join_ints(const std::vector<int>& v, char sep);
 static void bench_skinny_oob(Ctx& c) {
+  auto run = [&](int rows_a, int a_rows, int stages, int work, int b_kwrap, int ctas, const std::vector<int>* on,
+                 const char* placement) {
+    SkinnyRing k{rows_a, 128, stages, work};
+    k.a_tensor_rows = a_rows;
+    k.b_kwrap = b_kwrap;
+    Rec rec("tma_skinny_oob");
+    rec.num("a_box_rows", rows_a).num("a_tensor_rows", a_rows).num("oob_rows", rows_a - a_rows).num("b_kwrap", b_kwrap);
+    if (on) rec.str("placement", placement).str("sms", join_ints(*on, ',').c_str());
+    skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5, on)).emit();
+  };
   for (int work : {0, 1025}) {
     for (int b_kwrap : {0, 8}) {
       if (work && b_kwrap) continue;
@@ -854,17 +869,34 @@ static void bench_skinny_oob(Ctx& c) {
         for (int a_rows : {256, 128, 64, 16}) {
           if (a_rows > rows_a) continue;
           for (int ctas : {8, 32, 64, 112}) {
-            if (ctas > c.sms) continue;
-            SkinnyRing k{rows_a, 128, 4, work};
-            k.a_tensor_rows = a_rows;
-            k.b_kwrap = b_kwrap;
-            Rec rec("tma_skinny_oob");
-            rec.num("a_box_rows", rows_a).num("a_tensor_rows", a_rows).num("oob_rows", rows_a - a_rows)
-                .num("b_kwrap", b_kwrap);
-            skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5)).emit();
+            if (ctas <= c.sms) run(rows_a, a_rows, 4, work, b_kwrap, ctas, nullptr, nullptr);
           }
         }
       }
+    }
+  }
+  for (int a_rows : {256, 128, 16}) {
+    for (int ctas : {16, 24, 48, 80, 96, 128}) {
+      if (ctas <= c.sms) run(256, a_rows, 4, 0, 8, ctas, nullptr, nullptr);
+    }
+  }
+  for (int stages : {2, 3, 6, 8}) {
+    for (int a_rows : {128, 64}) {
+      if (112 <= c.sms) run(128, a_rows, stages, 0, 8, 112, nullptr, nullptr);
+    }
+  }
+  const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);
+  set_smem((const void*)smid_kernel, smem);
+  const std::vector<std::vector<int>> gpcs = gpc_groups(smem, false);
+  if (gpcs.size() < 2) return;
+  const size_t per = gpcs[0].size();
+  for (int n : {4, 8, 12, 16}) {
+    if ((size_t)n > per) continue;
+    std::vector<int> one(gpcs[0].begin(), gpcs[0].begin() + n), spread;
+    for (int i = 0; (int)spread.size() < n; ++i) spread.push_back(gpcs[i % gpcs.size()][i / gpcs.size()]);
+    for (const auto& box : {std::pair<int, int>{256, 256}, {256, 128}, {128, 128}, {128, 64}}) {
+      run(box.first, box.second, 4, 0, 8, n, &one, "one GPC");
+      run(box.first, box.second, 4, 0, 8, n, &spread, "spread over GPCs");
     }
   }
 }
@@ -964,20 +996,10 @@ static std::vector<int> smids_of(int grid, int cluster, int smem) {
   return out;
 }
 
-static void bench_gpc_probe(Ctx& c) {
-  const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);   // the skinny 128x128 ring's: one CTA per SM
-  set_smem((const void*)smid_kernel, smem);
-  for (int cluster : {1, 2, 4}) {          // plain grids, and grids of clusters of 2 and 4 CTAs
-    for (int n : {8, 16, 32, 48, 64, 96, 120, 132}) {
-      if (n > c.sms || n % cluster || (cluster > 1 && n > 120)) continue;
-      const std::vector<int> sm = smids_of(n, cluster, smem);
-      if (sm.empty()) continue;
-      Rec rec("gpc_smid_order");
-      if (cluster > 1) rec.num("cluster", cluster);
-      rec.num("ctas", n).str("smids", join_ints(sm, ',').c_str()).emit();
-    }
-  }
-  std::vector<std::vector<int>> gpcs;   // the SM groups of the largest cluster that launched
+// The SM groups of the largest cluster (2..16 CTAs) that launches: a cluster's CTAs run in one GPC, so the groups of
+// 16 are GPCs (the SMs of GPCs with fewer than 16 left out). emit: a "gpc_clusters" record for each cluster size.
+static std::vector<std::vector<int>> gpc_groups(int smem, bool emit) {
+  std::vector<std::vector<int>> gpcs;
   for (int cs : {2, 4, 8, 16}) {
     if (cs == 16 && cudaFuncSetAttribute((const void*)smid_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
                         != cudaSuccess) {
@@ -999,9 +1021,27 @@ static void bench_gpc_probe(Ctx& c) {
       groups.emplace_back(sm.begin() + g * cs, sm.begin() + (g + 1) * cs);
       text += (g ? ";" : "") + join_ints(groups.back(), ',');
     }
-    Rec("gpc_clusters").num("cluster", cs).num("max_active_clusters", max_clusters).str("groups", text.c_str()).emit();
+    if (emit)
+      Rec("gpc_clusters").num("cluster", cs).num("max_active_clusters", max_clusters).str("groups", text.c_str()).emit();
     gpcs = groups;
   }
+  return gpcs;
+}
+
+static void bench_gpc_probe(Ctx& c) {
+  const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);   // the skinny 128x128 ring's: one CTA per SM
+  set_smem((const void*)smid_kernel, smem);
+  for (int cluster : {1, 2, 4}) {          // plain grids, and grids of clusters of 2 and 4 CTAs
+    for (int n : {8, 16, 32, 48, 64, 96, 120, 132}) {
+      if (n > c.sms || n % cluster || (cluster > 1 && n > 120)) continue;
+      const std::vector<int> sm = smids_of(n, cluster, smem);
+      if (sm.empty()) continue;
+      Rec rec("gpc_smid_order");
+      if (cluster > 1) rec.num("cluster", cluster);
+      rec.num("ctas", n).str("smids", join_ints(sm, ',').c_str()).emit();
+    }
+  }
+  std::vector<std::vector<int>> gpcs = gpc_groups(smem, true);   // the SM groups of the largest cluster
   if (gpcs.size() < 2) return;
   // B-only from HBM, with the GEMM's A box, and B-only from L2 (B's k-blocks wrapping every 8: 16 KB boxes, 128 KB a CTA)
   SkinnyRing l2ring = {0, 128, 6, 0};
