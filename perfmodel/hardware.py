@@ -184,6 +184,8 @@ class TmaSection:
     # the share of that queueing a byte in flight holds its GPC's pool of TMA loads (gpu.gpc_inflight_bytes) longer:
     # the pool counts bytes from request to landing, the box latency its last byte (absent / 0: unloaded holds)
     pool_queue_share: float = _f(0, 1, optional=True)
+    # the L2 bandwidth a box row beyond the matrix edge (zero fill) occupies, relative to a row in bounds (absent: 1)
+    oob_l2_cost: float = _f(0, 100, optional=True)
     # Row pitch / address alignment (perfmodel/sim/memory.py; absent: every row costs as if line-aligned).
     # A box row is one L2 request per line it touches, plus a head/tail request when it starts/ends mid-sector.
     sector_bytes: int = _f(1, 1024, int, optional=True)      # L2 sector (granule of a request's data)

@@ -142,3 +142,26 @@ def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():
     fits = traffic(short_k, cfg, hw, s2, 0.136)                                        # all-fit: nothing to drift from
     assert fits.reuse == "all-fit" and fits.drift_reads == 1.0
     assert fits.hbm_read_bytes == traffic(short_k, cfg, hw, s2).hbm_read_bytes
+
+
+def test_zero_fill_rows_take_more_l2_than_rows_in_bounds():
+    """tma.oob_l2_cost (mb_tma --skinny-oob): a box's rows beyond the matrix edge occupy that many times an in-bounds
+    row's L2 bandwidth; a shape with no rows beyond the edge is unchanged, and the file's value can be switched off."""
+    import dataclasses
+
+    from perfmodel import KernelConfig
+    from perfmodel.sim.memory import l2_occupancy_bytes_per_stage, zero_fill_weights
+    hw = load_hardware("h100-sxm")
+    w = hw.tma.oob_l2_cost
+    assert w is not None and 1.5 < w < 4.0
+    cfg = KernelConfig.from_name("256x128x64_i64x128x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma")
+    half = make_problem("128x14336x4096", "bf16")           # A's box: 128 of its 256 rows beyond the edge
+    full = make_problem("256x14336x4096", "bf16")
+    assert zero_fill_weights(half, cfg, hw) == pytest.approx((1 + (w - 1) * 0.5, 1.0))
+    assert zero_fill_weights(full, cfg, hw) == (1.0, 1.0)
+    off = dataclasses.replace(hw, tma=dataclasses.replace(hw.tma, oob_l2_cost=None))
+    assert zero_fill_weights(half, cfg, off) == (1.0, 1.0)
+    a_share = l2_occupancy_bytes_per_stage(half, cfg, off) * 2 / 3    # A is 32 of the stage's 48 KB
+    assert l2_occupancy_bytes_per_stage(half, cfg, hw) == pytest.approx(
+        l2_occupancy_bytes_per_stage(half, cfg, off) + a_share * (w - 1) * 0.5)
+    assert l2_occupancy_bytes_per_stage(full, cfg, hw) == pytest.approx(l2_occupancy_bytes_per_stage(full, cfg, off))

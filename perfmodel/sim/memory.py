@@ -226,6 +226,18 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> floa
     return hw.l2.lrc_merge_128b
 
 
+def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float]:
+    """L2 bandwidth of A's and of B's boxes relative to their bytes in bounds: the rows beyond the matrix edge (the
+    zero fill of the last tile row / column, every tile when M or N is below the tile) occupy tma.oob_l2_cost times
+    an in-bounds row's share (absent: 1; our mb_tma --skinny-oob: 2-3.6 with the chip's L2 the limit)."""
+    w = hw.tma.oob_l2_cost
+    if w is None:
+        return 1.0, 1.0
+    oob_a = 1 - problem.m / (math.ceil(problem.m / cfg.tile_m) * cfg.tile_m)
+    oob_b = 1 - problem.n / (math.ceil(problem.n / cfg.tile_n) * cfg.tile_n)
+    return 1 + (w - 1) * oob_a, 1 + (w - 1) * oob_b
+
+
 def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
                                  tma: bool = True) -> float:
     """L2 bandwidth one CTA's stage occupies, in bytes at the full l2.bandwidth rate: each operand's L2
@@ -234,8 +246,9 @@ def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: Ha
     mc_a, mc_b = multicast_factors(cfg)
     ra, rb = operand_rows(problem, cfg, hw)
     eff128 = hw.tma.l2_efficiency_128b
-    base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw)
-            + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw)
+    za, zb = zero_fill_weights(problem, cfg, hw)
+    base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw) * za
+            + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw) * zb
             + scale_stage_bytes(problem, cfg) / eff128) / lrc_merge(problem, cfg, hw)
     if not tma:
         return base

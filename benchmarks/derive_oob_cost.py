@@ -1,0 +1,92 @@
+"""Derive tma.oob_l2_cost from mb_tma --skinny-oob: the L2 time a zero-fill byte takes against an in-bounds one.
+
+    python3 benchmarks/derive_oob_cost.py [FILE.json ...]
+
+The records (`tma_skinny_oob`, data/microbench/*-skinny-oob*.json): the walk kernel's skinny ring (a 128-row B box,
+4 stages) with a 256- or 128-row A box whose A has fewer rows than the box (the rest zero fill), against the same box
+in bounds. With B L2-resident (b_kwrap > 0), no work and >= 96 CTAs streaming, the chip's L2 is the limit: the in-bounds
+ring moves R = CTAs x stage bytes / its cycles a k-block, and a ring with z zero-fill bytes of its S stage bytes takes
+CTAs x ((S - z) + w z) / R cycles, so w = (cycles x R / CTAs - (S - z)) / z. The median over those points is the
+value (configs/hardware/h100-sxm.toml `tma.oob_l2_cost`). Also printed: the same w at fewer CTAs and, on the SMs of one
+GPC, what its port allows (in bounds, 12 and 16 SMs; the zero fill's w against that rate).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import pathlib
+import statistics
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+B_BOX_BYTES = 128 * 128      # the ring's B box: 128 rows of 128 bytes
+ROW_BYTES = 128              # the A box's rows (64 bf16)
+MIN_CTAS = 96                # from here on the chip's L2 is the limit of the in-bounds ring
+
+
+def records(paths: list[pathlib.Path]) -> list[dict]:
+    out = []
+    for i, p in enumerate(paths):
+        doc = json.loads(p.read_text())
+        out += [{**r, "file": i} for r in doc.get("records", []) if r.get("bench") == "tma_skinny_oob" and r.get("b_kwrap")]
+    return out
+
+
+def weights(recs: list[dict], placed: str | None) -> list[tuple[dict, float, float]]:
+    """(record, w, the in-bounds twin's bytes a cycle) of every zero-fill ring with an in-bounds twin (same file:
+    the same card and call)."""
+    def key(r, rows):
+        return (r["file"], r["a_box_rows"], rows, r["ctas"], r["stages"], r["work_cycles"], r.get("placement"))
+    twin = {key(r, r["a_tensor_rows"]): r for r in recs if r.get("placement") == placed}
+    out = []
+    for r in recs:
+        if r.get("placement") != placed or r["oob_rows"] == 0 or r["work_cycles"] or r["stages"] != 4:
+            continue
+        t = twin.get(key(r, r["a_box_rows"]))
+        if t is None:
+            continue
+        stage = r["a_box_rows"] * ROW_BYTES + B_BOX_BYTES
+        rate = r["ctas"] * stage / t["cycles_per_kblock"]
+        z = r["oob_rows"] * ROW_BYTES
+        w = (r["cycles_per_kblock"] * rate / r["ctas"] - (stage - z)) / z
+        out.append((r, w, rate))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("files", nargs="*", help="microbenchmark JSON files (default: data/microbench/*skinny-oob*.json)")
+    a = ap.parse_args(argv)
+    paths = [pathlib.Path(f) for f in a.files] or [pathlib.Path(f) for f in
+                                                    sorted(glob.glob(str(ROOT / "data/microbench/*skinny-oob*.json")))]
+    try:
+        recs = records(paths)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"cannot read the microbenchmark records: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+        return 2
+    chip = sorted(weights(recs, None), key=lambda x: (x[0]["a_box_rows"], x[0]["oob_rows"], x[0]["ctas"]))
+    if not chip:
+        print("no tma_skinny_oob records with B L2-resident", file=sys.stderr)
+        return 2
+    print("chip-wide (plain grids), B L2-resident, no work, 4 stages")
+    print("  box  zero-fill rows  CTAs  cycles/k-block  in-bounds B/clk      w")
+    for r, w, rate in chip:
+        mark = "" if r["ctas"] >= MIN_CTAS else "   (L2 not yet the limit)"
+        print(f"  {r['a_box_rows']:3d}  {r['oob_rows']:14d}  {r['ctas']:4d}  {r['cycles_per_kblock']:14.0f}  {rate:15.0f}  "
+              f"{w:5.2f}{mark}")
+    used = [w for r, w, _ in chip if r["ctas"] >= MIN_CTAS]
+    if used:
+        print(f"tma.oob_l2_cost: median of {len(used)} points at >= {MIN_CTAS} CTAs = {statistics.median(used):.2f} "
+              f"(range {min(used):.2f}-{max(used):.2f})")
+    gpc = weights(recs, "one GPC")
+    if gpc:
+        print("one GPC (its SMs only), the same rings")
+        for r, w, rate in sorted(gpc, key=lambda x: (x[0]["a_box_rows"], x[0]["ctas"])):
+            print(f"  {r['a_box_rows']:3d}  {r['oob_rows']:14d}  {r['ctas']:4d}  {r['cycles_per_kblock']:14.0f}  "
+                  f"{rate:15.0f}  {w:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
