@@ -227,9 +227,11 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> floa
 
 
 def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float]:
-    """L2 bandwidth of A's and of B's boxes relative to their bytes in bounds: the rows beyond the matrix edge (the
+    """L2 bandwidth of A's and of B's TMA boxes relative to their bytes in bounds: the rows beyond the matrix edge (the
     zero fill of the last tile row / column, every tile when M or N is below the tile) occupy tma.oob_l2_cost times
-    an in-bounds row's share (absent: 1; our mb_tma --skinny-oob: 2-3.6 with the chip's L2 the limit)."""
+    an in-bounds row's share (absent: 1; our mb_tma --skinny-oob: 2-3.2 with the chip's L2 the limit). TMA boxes
+    only: the software-pipelined families' masked cp.async copies read nothing beyond the edge (the microbenchmark
+    measured TMA boxes; Triton's pointer family, calibration half: 13.3 -> 15.4% MAPE with the weight)."""
     w = hw.tma.oob_l2_cost
     if w is None:
         return 1.0, 1.0
@@ -246,7 +248,7 @@ def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: Ha
     mc_a, mc_b = multicast_factors(cfg)
     ra, rb = operand_rows(problem, cfg, hw)
     eff128 = hw.tma.l2_efficiency_128b
-    za, zb = zero_fill_weights(problem, cfg, hw)
+    za, zb = zero_fill_weights(problem, cfg, hw) if tma else (1.0, 1.0)   # a TMA box's zero fill (cp.async: masked)
     base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw) * za
             + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw) * zb
             + scale_stage_bytes(problem, cfg) / eff128) / lrc_merge(problem, cfg, hw)
