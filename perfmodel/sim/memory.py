@@ -226,6 +226,13 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> floa
     return hw.l2.lrc_merge_128b
 
 
+def edge_fractions(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:
+    """The shares of A's and of B's tile rows that lie beyond the matrix edge (zero fill), over all tiles: the padding
+    of M (N) up to a whole number of tiles, over that padded extent."""
+    return (1 - problem.m / (math.ceil(problem.m / cfg.tile_m) * cfg.tile_m),
+            1 - problem.n / (math.ceil(problem.n / cfg.tile_n) * cfg.tile_n))
+
+
 def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float]:
     """L2 bandwidth of A's and of B's TMA boxes relative to their bytes in bounds: the rows beyond the matrix edge (the
     zero fill of the last tile row / column, every tile when M or N is below the tile) occupy tma.oob_l2_cost times
@@ -235,8 +242,7 @@ def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec)
     w = hw.tma.oob_l2_cost
     if w is None:
         return 1.0, 1.0
-    oob_a = 1 - problem.m / (math.ceil(problem.m / cfg.tile_m) * cfg.tile_m)
-    oob_b = 1 - problem.n / (math.ceil(problem.n / cfg.tile_n) * cfg.tile_n)
+    oob_a, oob_b = edge_fractions(problem, cfg)
     return 1 + (w - 1) * oob_a, 1 + (w - 1) * oob_b
 
 
@@ -360,9 +366,7 @@ def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: 
     mc_a, mc_b = multicast_factors(cfg)
     a = a_stage_bytes(problem, cfg) / mc_a
     b = b_stage_bytes(problem, cfg) / mc_b
-    rows_a = math.ceil(problem.m / cfg.tile_m) * cfg.tile_m
-    rows_b = math.ceil(problem.n / cfg.tile_n) * cfg.tile_n
-    oob_a, oob_b = 1 - problem.m / rows_a, 1 - problem.n / rows_b
+    oob_a, oob_b = edge_fractions(problem, cfg)
     sf = scale_stage_bytes(problem, cfg)
     miss = (a * (oob_a + (1 - oob_a) * traf.a_miss_fraction) + b * (oob_b + (1 - oob_b) * traf.b_miss_fraction)
             + sf * max(traf.a_miss_fraction, traf.b_miss_fraction))
