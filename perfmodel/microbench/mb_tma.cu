@@ -839,68 +839,6 @@ static void bench_skinny_abox(Ctx& c) {
   }
 }
 
-// tma_skinny_oob: A boxes whose rows lie beyond the matrix edge (issue 8, eighth session: our 256x128 tile runs 1.45x
-// its GPC pool's rate a k-block at M = 64 / 128, where a 128x256 tile with the same stage bytes and miss-like bytes
-// runs at it, data/ncu/skinny256). The walk's ring shaped as our x128 tiles (a 128-wide B box, 4 stages) with a 256- or
-// 128-row A box, A in bounds or of fewer rows than the box (the rest zero fill); B from HBM or L2-resident (its
-// k-blocks wrap every 8: the zero fill's cost without HBM's); consumer work 0, or the 256x128 tile's MMA time (1025
-// cycles a k-block); 8 / 32 / 64 / 112 CTAs (one a SM; 112: the grid of M = 128 x N = 14336). Then, B L2-resident and
-// work 0: the 256-row box (half and 1/16 in bounds, and in bounds) at 8..128 CTAs; the 128-row box half out of bounds
-// at 2..7 stages on 112 CTAs; and both boxes on n = 4..16 SMs of one GPC against n spread over the GPCs (gpc_groups:
-// is the zero fill's cost a GPC's or the chip's?). Records "tma_skinny_oob" (a_tensor_rows: A's rows; oob_rows: the
-// box's rows beyond them; placement, sms: where a placed ring ran).
-static std::vector<std::vector<int>> gpc_groups(int smem, bool emit);
-static std::string join_ints(const std::vector<int>& v, char sep);
-static void bench_skinny_oob(Ctx& c) {
-  auto run = [&](int rows_a, int a_rows, int stages, int work, int b_kwrap, int ctas, const std::vector<int>* on,
-                 const char* placement) {
-    SkinnyRing k{rows_a, 128, stages, work};
-    k.a_tensor_rows = a_rows;
-    k.b_kwrap = b_kwrap;
-    Rec rec("tma_skinny_oob");
-    rec.num("a_box_rows", rows_a).num("a_tensor_rows", a_rows).num("oob_rows", rows_a - a_rows).num("b_kwrap", b_kwrap);
-    if (on) rec.str("placement", placement).str("sms", join_ints(*on, ',').c_str());
-    skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5, on)).emit();
-  };
-  for (int work : {0, 1025}) {
-    for (int b_kwrap : {0, 8}) {
-      if (work && b_kwrap) continue;
-      for (int rows_a : {256, 128}) {
-        for (int a_rows : {256, 128, 64, 16}) {
-          if (a_rows > rows_a) continue;
-          for (int ctas : {8, 32, 64, 112}) {
-            if (ctas <= c.sms) run(rows_a, a_rows, 4, work, b_kwrap, ctas, nullptr, nullptr);
-          }
-        }
-      }
-    }
-  }
-  for (int a_rows : {256, 128, 16}) {
-    for (int ctas : {16, 24, 48, 80, 96, 128}) {
-      if (ctas <= c.sms) run(256, a_rows, 4, 0, 8, ctas, nullptr, nullptr);
-    }
-  }
-  for (int stages : {2, 3, 6, 7}) {   // 7 x 32 KB: the most the 227 KB of shared memory holds
-    for (int a_rows : {128, 64}) {
-      if (112 <= c.sms) run(128, a_rows, stages, 0, 8, 112, nullptr, nullptr);
-    }
-  }
-  const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);
-  set_smem((const void*)smid_kernel, smem);
-  const std::vector<std::vector<int>> gpcs = gpc_groups(smem, false);
-  if (gpcs.size() < 2) return;
-  const size_t per = gpcs[0].size();
-  for (int n : {4, 8, 12, 16}) {
-    if ((size_t)n > per) continue;
-    std::vector<int> one(gpcs[0].begin(), gpcs[0].begin() + n), spread;
-    for (int i = 0; (int)spread.size() < n; ++i) spread.push_back(gpcs[i % gpcs.size()][i / gpcs.size()]);
-    for (const auto& box : {std::pair<int, int>{256, 256}, {256, 128}, {128, 128}, {128, 64}}) {
-      run(box.first, box.second, 4, 0, 8, n, &one, "one GPC");
-      run(box.first, box.second, 4, 0, 8, n, &spread, "spread over GPCs");
-    }
-  }
-}
-
 // tma_skinny_private: whether the A box's cost in the skinny ring comes from every CTA reading the same A lines at
 // the same time (hot lines at their L2 slices) or from the A rows themselves (the SM's TMA): the 128x128 6-stage ring
 // with a 128-row (or 64-row) in-bounds A box that every CTA shares or that each CTA has to itself. A's k-blocks wrap
@@ -1028,9 +966,78 @@ static std::vector<std::vector<int>> gpc_groups(int smem, bool emit) {
   return gpcs;
 }
 
-static void bench_gpc_probe(Ctx& c) {
-  const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);   // the skinny 128x128 ring's: one CTA per SM
+// The shared memory of the skinny 128x128 ring (one CTA per SM), set on smid_kernel: the GPC probes launch it so.
+static int smid_probe_smem() {
+  const int smem = smem_request(6 * (16384 + 16384) + 16 * 6);
   set_smem((const void*)smid_kernel, smem);
+  return smem;
+}
+
+// n SMs of one GPC (the first group) and n SMs spread over the GPCs (one of each group in turn).
+static std::pair<std::vector<int>, std::vector<int>> gpc_placements(const std::vector<std::vector<int>>& gpcs, int n) {
+  std::vector<int> one(gpcs[0].begin(), gpcs[0].begin() + n), spread;
+  for (int i = 0; (int)spread.size() < n; ++i) spread.push_back(gpcs[i % gpcs.size()][i / gpcs.size()]);
+  return {one, spread};
+}
+
+// tma_skinny_oob: A boxes whose rows lie beyond the matrix edge (issue 8, eighth session: our 256x128 tile runs 1.45x
+// its GPC pool's rate a k-block at M = 64 / 128, where a 128x256 tile with the same stage bytes and miss-like bytes
+// runs at it, data/ncu/skinny256). The walk's ring shaped as our x128 tiles (a 128-wide B box, 4 stages) with a 256- or
+// 128-row A box, A in bounds or of fewer rows than the box (the rest zero fill); B from HBM or L2-resident (its
+// k-blocks wrap every 8: the zero fill's cost without HBM's); consumer work 0, or the 256x128 tile's MMA time (1025
+// cycles a k-block); 8 / 32 / 64 / 112 CTAs (one a SM; 112: the grid of M = 128 x N = 14336). Then, B L2-resident and
+// work 0: the 256-row box (half and 1/16 in bounds, and in bounds) at 8..128 CTAs; the 128-row box half out of bounds
+// at 2..7 stages on 112 CTAs; and both boxes on n = 4..16 SMs of one GPC against n spread over the GPCs (gpc_groups:
+// is the zero fill's cost a GPC's or the chip's?). Records "tma_skinny_oob" (a_tensor_rows: A's rows; oob_rows: the
+// box's rows beyond them; placement, sms: where a placed ring ran).
+static void bench_skinny_oob(Ctx& c) {
+  auto run = [&](int rows_a, int a_rows, int stages, int work, int b_kwrap, int ctas, const std::vector<int>* on,
+                 const char* placement) {
+    SkinnyRing k{rows_a, 128, stages, work};
+    k.a_tensor_rows = a_rows;
+    k.b_kwrap = b_kwrap;
+    Rec rec("tma_skinny_oob");
+    rec.num("a_box_rows", rows_a).num("a_tensor_rows", a_rows).num("oob_rows", rows_a - a_rows).num("b_kwrap", b_kwrap);
+    if (on) rec.str("placement", placement).str("sms", join_ints(*on, ',').c_str());
+    skinny_fields(rec, k, ctas, skinny_ring(c, k, ctas, 5, on)).emit();
+  };
+  for (int work : {0, 1025}) {
+    for (int b_kwrap : {0, 8}) {
+      if (work && b_kwrap) continue;
+      for (int rows_a : {256, 128}) {
+        for (int a_rows : {256, 128, 64, 16}) {
+          if (a_rows > rows_a) continue;
+          for (int ctas : {8, 32, 64, 112}) {
+            if (ctas <= c.sms) run(rows_a, a_rows, 4, work, b_kwrap, ctas, nullptr, nullptr);
+          }
+        }
+      }
+    }
+  }
+  for (int a_rows : {256, 128, 16}) {
+    for (int ctas : {16, 24, 48, 80, 96, 128}) {
+      if (ctas <= c.sms) run(256, a_rows, 4, 0, 8, ctas, nullptr, nullptr);
+    }
+  }
+  for (int stages : {2, 3, 6, 7}) {   // 7 x 32 KB: the most the 227 KB of shared memory holds
+    for (int a_rows : {128, 64}) {
+      if (112 <= c.sms) run(128, a_rows, stages, 0, 8, 112, nullptr, nullptr);
+    }
+  }
+  const std::vector<std::vector<int>> gpcs = gpc_groups(smid_probe_smem(), false);
+  if (gpcs.size() < 2) return;
+  for (int n : {4, 8, 12, 16}) {
+    if ((size_t)n > gpcs[0].size()) continue;
+    const auto [one, spread] = gpc_placements(gpcs, n);
+    for (const auto& box : {std::pair<int, int>{256, 256}, {256, 128}, {128, 128}, {128, 64}}) {
+      run(box.first, box.second, 4, 0, 8, n, &one, "one GPC");
+      run(box.first, box.second, 4, 0, 8, n, &spread, "spread over GPCs");
+    }
+  }
+}
+
+static void bench_gpc_probe(Ctx& c) {
+  const int smem = smid_probe_smem();
   for (int cluster : {1, 2, 4}) {          // plain grids, and grids of clusters of 2 and 4 CTAs
     for (int n : {8, 16, 32, 48, 64, 96, 120, 132}) {
       if (n > c.sms || n % cluster || (cluster > 1 && n > 120)) continue;
@@ -1053,8 +1060,7 @@ static void bench_gpc_probe(Ctx& c) {
   const size_t per = gpcs[0].size();
   for (int n : {1, 4, 8, 12, 16}) {
     if ((size_t)n > per || (size_t)n > gpcs.size() * per) continue;
-    std::vector<int> one(gpcs[0].begin(), gpcs[0].begin() + n), spread;
-    for (int i = 0; (int)spread.size() < n; ++i) spread.push_back(gpcs[i % gpcs.size()][i / gpcs.size()]);
+    const auto [one, spread] = gpc_placements(gpcs, n);
     for (const SkinnyRing& k : rings) {
       for (int placed = 0; placed < 2; ++placed) {
         const std::vector<int>& set = placed ? spread : one;
@@ -1209,7 +1215,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--skinny-oob")) g_skinny_oob = true;
     else if (!strcmp(argv[i], "--gpc-probe")) g_gpc_probe = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --gpc-probe])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe])", argv[i]);
   }
   emit_device_record();
   Ctx c;
