@@ -267,7 +267,7 @@ __device__ __forceinline__ void producer(const Smem& s, const CUtensorMap* tmA, 
   unsigned long long* sample = PM_PROGRESS_SAMPLES && samples ? samples + 5 : nullptr;
   if (PM_PROGRESS_SAMPLES && samples) {
     const int run = (total - cluster + clusters - 1) / clusters * k_blocks;
-    interval = (run + PM_CTA_SAMPLES - 1) / PM_CTA_SAMPLES;
+    interval = (run + PM_PRODUCER_SAMPLES - 1) / PM_PRODUCER_SAMPLES;
     samples[4] = (unsigned long long)interval;
   }
   uint16_t mask_a = 0, mask_b = 0;   // CTAs sharing this CTA's A rows (same rank_m) / B rows (same rank_n)
@@ -399,15 +399,19 @@ __device__ __forceinline__ void epilogue_tma(float (&acc)[M_SUB][N_SUB][MMA_N / 
   }
 }
 
+// tile_times: null, or (study builds, PM_PROGRESS_SAMPLES=1) the words where the first consumer warpgroup's first thread
+// writes, for each of its first PM_TILE_SAMPLES tiles, the %globaltimer ns at which its mainloop's last wgmma completed
+// and at which its epilogue's stores were issued (pm_gemm.cuh)
 __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, __nv_bfloat16* D, int M, int N,
-                                         int tiles_m, int tiles_n, int k_blocks, int cons, uint32_t rank) {
+                                         int tiles_m, int tiles_n, int k_blocks, int cons, uint32_t rank,
+                                         unsigned long long* tile_times) {
   const int rank_m = rank % CM, rank_n = rank / CM;
   const int ct_m = (tiles_m + CM - 1) / CM, ct_n = (tiles_n + CN - 1) / CN;
   const int total = ct_m * ct_n, cluster = blockIdx.x / CS, clusters = gridDim.x / CS;
   const bool signaller = (threadIdx.x % 128) == 0;
   float acc[M_SUB][N_SUB][MMA_N / 2];
-  int stage = 0, phase = 0;
-  for (int t = cluster; t < total; t += clusters) {
+  int stage = 0, phase = 0, tile_i = 0;
+  for (int t = cluster; t < total; t += clusters, ++tile_i) {
     const Tile ct = cluster_tile(t, ct_m, ct_n);
     const int m0 = (ct.m * CM + rank_m) * BM, n0 = (ct.n * CN + rank_n) * BN;
 #pragma unroll
@@ -441,12 +445,15 @@ __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, 
       if (++stage == STAGES) { stage = 0; phase ^= 1; }
     }
     wgmma_wait<0>();
+    const bool timed = PM_PROGRESS_SAMPLES && tile_times && threadIdx.x == 128 && tile_i < PM_TILE_SAMPLES;
+    if (PM_PROGRESS_SAMPLES && timed) tile_times[2 * tile_i] = global_ns();   // the mainloop's end ...
     if (prev_stage >= 0 && signaller) release(s, prev_stage, rank);
     if constexpr (PM_EPI_TMA) {
       epilogue_tma(acc, s, tmD, cons, m0 + cons * WM, n0);
     } else {
       epilogue_direct(acc, D, m0 + cons * WM, n0, M, N);
     }
+    if (PM_PROGRESS_SAMPLES && timed) tile_times[2 * tile_i + 1] = global_ns();   // ... and the epilogue's
   }
   if constexpr (PM_EPI_TMA) {
     if ((threadIdx.x % 128) == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
@@ -489,7 +496,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
     }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(CONSUMER_REGS));
-    consumer(s, &tmD, D, M, N, tiles_m, tiles_n, k_blocks, wg - 1, rank);
+    consumer(s, &tmD, D, M, N, tiles_m, tiles_n, k_blocks, wg - 1, rank,
+             PM_PROGRESS_SAMPLES && cta_probe ? cta_probe + PM_CTA_WORDS * blockIdx.x + 5 + PM_PRODUCER_SAMPLES
+                                              : nullptr);
     if (clock_probe && blockIdx.x == 0 && threadIdx.x == 128) {   // ... and its first consumer's end
       clock_probe[2] = (unsigned long long)clock64();
       clock_probe[3] = global_ns();
