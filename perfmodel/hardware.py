@@ -65,6 +65,10 @@ class GpuSection:
     # launch_overhead_s, the time the SMs idle between back-to-back launches (the power-limited clock averages
     # power over both: sim/power.py); absent: 0
     launch_gap_s: float = _f(0, 1e-3, optional=True)
+    # seconds from one of our kernel's CTAs' first instruction to its producer's first load (barrier set-up, register
+    # reallocation, first parameter and descriptor reads): every CTA an SM runs pays it before its pipeline starts
+    # (sim/model.py); a time, the same at 1.65-1.98 GHz in our tile probe; absent: 0
+    cta_setup_s: float = _f(0, 1e-4, optional=True)
     # GPCs and the TMA loads each can have in flight (absent: not modelled). A GPC's SMs share one pool of
     # outstanding loads, so a grid whose CTAs crowd one GPC runs that GPC's SMs with fewer bytes in flight each
     # (sim/params.py). How a grid spreads: its first gpc_packed_ctas CTAs land on that many SMs of one GPC (two

@@ -49,6 +49,10 @@ class Schedule:
     # launched through the cluster API even with clusters of one CTA (cudaLaunchKernelEx with a cluster dimension):
     # such grids land on the GPCs by rows of TPCs, not as plain grids do (HardwareSpec.busiest_gpc_sms)
     cluster_launch: bool = False
+    # the family's CTAs pay the set-up measured for our kernel (gpu.cta_setup_s: barrier set-up, register
+    # reallocation, first parameter and descriptor reads before its producer's first load); other families' set-up is
+    # not measured (0)
+    pays_cta_setup: bool = False
 
     def describe(self) -> str:
         split = f"{self.issuers} MMA warpgroup(s) of {self.rows_per_issuer}x{self.cols_per_issuer}"

@@ -191,6 +191,7 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     repeat = 1 if p.persistent else p.waves       # non-persistent: every wave is a fresh one-tile CTA
     tail = tail_delta(p, sched, k_sim, tr if n_sim == 1 else tr.first_tile)
     tot = [v * repeat + d for v, d in zip(tot, tail)]
+    tot[0] += p.cta_setup_cycles * repeat          # each CTA the SM runs first sets itself up (gpu.cta_setup_s)
     total = tot[0]
     vals = dict(zip(COUNTER_NAMES, tot[1:]))
     vals["l2"] = max(vals["l2"], vals["l2_tags"])     # the L2's data path or its tag pipeline, the busier

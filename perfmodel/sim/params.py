@@ -67,6 +67,7 @@ class SimParams:
     l2_tag_lookups_per_clock: float = 0.0   # this SM's share of the chip's lookups per SM cycle
     miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
     release_delay_cycles: float = 0.0  # a multicast stage's release reaches its producer this much later (peers)
+    cta_setup_cycles: float = 0.0      # a CTA's start before its first load (gpu.cta_setup_s at this clock)
     gpc_stage_bytes: float = 0.0      # a stage's bytes in flight (its L2 reads) and the part that waits as long
     gpc_miss_bytes: float = 0.0       # as an HBM miss (gpu.gpc_inflight_bytes; memory.gpc_inflight_bytes_per_stage)
     gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
@@ -267,6 +268,11 @@ def _latencies(hw: HardwareSpec, clock_hz: float, traf: Traffic) -> dict:
             "miss_probability": p_miss}
 
 
+def _setup_cycles(hw: HardwareSpec, clock_hz: float) -> float:
+    """A CTA's set-up before its first load in SM cycles at this clock (gpu.cta_setup_s is a time)."""
+    return (hw.gpu.cta_setup_s or 0.0) * clock_hz
+
+
 def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInputs:
     """The same inputs at another SM clock (equal to build_inputs at that clock, without recomputing the
     schedule, the traffic and the per-stage quantities)."""
@@ -274,7 +280,8 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule, p.l2_bytes_per_stage,
                                                      (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms,
                                                      p.hbm_bytes_per_stage),
-                                 **_latencies(hw, clock_hz, inputs.traffic))
+                                 **_latencies(hw, clock_hz, inputs.traffic),
+                                 cta_setup_cycles=_setup_cycles(hw, clock_hz) if p.cta_setup_cycles else 0.0)
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
 
@@ -351,6 +358,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         inline_issue_cycles=inline if sch.producer.inline else 0.0, ctas_per_sm=c,
         # a multicast load fills every receiving CTA's stage: the producer waits for the peers' releases too,
         # which arrive over the cluster (symmetric peers release when this CTA's consumers do)
+        cta_setup_cycles=_setup_cycles(hw, clock_hz) if sch.pays_cta_setup else 0.0,
         release_delay_cycles=(hw.sync.cluster_arrive_cycles or 0.0) if cfg.multicast and cfg.cluster_size > 1
         and not sm100 else 0.0)
     return ModelInputs(params, sched, traf)
