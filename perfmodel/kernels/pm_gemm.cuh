@@ -35,12 +35,12 @@ int pm_make_plan(void** plan, const void* a, const void* b, void* d, int m, int 
 // PM_CTA_SAMPLES words of its progress in a kernel built with -DPM_PROGRESS_SAMPLES=1 (Builder(progress_samples=True)):
 // the %globaltimer ns at which its producer issued k-block i x interval of its run (all its tiles' k-blocks counted in
 // order; interval = ceil(its k-blocks / PM_PRODUCER_SAMPLES), written to word 4, samples from word 5 on), then from word
-// 5 + PM_PRODUCER_SAMPLES, for each of its first PM_TILE_SAMPLES tiles, the ns at which its first consumer warpgroup's
-// mainloop ended (its last wgmma complete) and at which that warpgroup's epilogue had issued its stores (0 in other
-// builds): PM_CTA_WORDS words a CTA in all.
+// 5 + PM_PRODUCER_SAMPLES, for its first and then its second consumer warpgroup, for each of the warpgroup's first
+// PM_TILE_SAMPLES tiles, the ns at which its mainloop ended (its last wgmma complete) and at which its epilogue had issued
+// its stores (0 in other builds): PM_CTA_WORDS words a CTA in all.
 #define PM_CTA_SAMPLES 192
-#define PM_TILE_SAMPLES 32
-#define PM_PRODUCER_SAMPLES (PM_CTA_SAMPLES - 2 * PM_TILE_SAMPLES)
+#define PM_TILE_SAMPLES 16
+#define PM_PRODUCER_SAMPLES (PM_CTA_SAMPLES - 4 * PM_TILE_SAMPLES)
 #define PM_CTA_WORDS (5 + PM_CTA_SAMPLES)
 int pm_launch(void* plan, cudaStream_t stream, unsigned long long* clock_probe,
               unsigned long long* cta_probe);
