@@ -48,10 +48,11 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if time_s is not None and 0 < time_s < SHORT_KERNEL_S:
         out.append(Caveat(
             "short-kernel",
-            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 8% (H100) and 4% (H200) slower than "
-            "predicted on average, 45% (H100) / 13% (H200) of them more than 10% (calibration half; mostly one-wave "
-            "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s) "
-            "and the first loads' latency, not all that such a kernel spends starting up and draining"))
+            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 3% (H100) and 1% (H200) slower than "
+            "predicted on average, 21% (H100) / 7% (H200) of them more than 10% off (calibration half; mostly one-wave "
+            "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s), "
+            "each CTA's set-up (gpu.cta_setup_s) and the first loads' latency; on some cards one crowded GPC runs "
+            "rows whose pitch is not 128-byte aligned 20-30% slower (our tile probes), which it does not count"))
     drift = drift_reads > 1.0 and run_windows >= LONG_K_WINDOWS
     if drift:
         out.append(Caveat(
