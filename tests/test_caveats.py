@@ -92,8 +92,8 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     assert len(l2) >= 50
     assert abs(l2["rel_err"].mean()) <= 0.015                  # "bias within 1.5%"
     assert 0.04 <= l2["rel_err"].abs().mean() <= 0.07          # "5-6% off on average"
-    lo, hi = (0.07, 0.12) if gpu == "h100-sxm" else (0.15, 0.25)
-    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 11 (H100) and 1 in 5 (H200) more than 10% off"
+    lo, hi = (0.12, 0.20) if gpu == "h100-sxm" else (0.15, 0.25)
+    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 6 (H100) and 1 in 5 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
     assert len(deep) >= 5 and deep["rel_err"].mean() > 0.03    # "rings of 7+ stages slower than predicted"
     sk = cal[(cal["m"] <= SKINNY_M) & (cal["tile_m"] >= 2 * SKINNY_M)].copy()
@@ -143,17 +143,18 @@ def test_the_long_k_drift_caveat_follows_the_run_and_the_bottleneck():
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_short_kernel_figures_hold_on_the_calibration_half(gpu):
-    """"predicted under 20 us: 8% (H100) / 4% (H200) slower on average, 45% / 13% of them beyond 10%"; the rest of the
-    calibration half is closer."""
+    """"predicted under 20 us: 3% (H100) / 1% (H200) slower on average, 21% / 7% of them beyond 10%"; on the H100 the
+    rest of the calibration half is closer (on the H200, with the CTA set-up counted, the short kernels are not worse)."""
     cal = _calibration(gpu)
     pred_s = 2 * cal["m"] * cal["n"] * cal["k"] / (cal["pred_tflops"] * 1e12)
     short, rest = cal[pred_s < SHORT_KERNEL_S], cal[pred_s >= SHORT_KERNEL_S]
     assert len(short) >= 20
-    lo, hi = (0.06, 0.10) if gpu == "h100-sxm" else (0.02, 0.06)
+    lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (-0.01, 0.03)
     assert lo <= short["rel_err"].mean() <= hi
-    lo, hi = (0.35, 0.55) if gpu == "h100-sxm" else (0.08, 0.20)
+    lo, hi = (0.14, 0.30) if gpu == "h100-sxm" else (0.02, 0.13)
     assert lo <= (short["rel_err"].abs() > 0.10).mean() <= hi
-    assert rest["rel_err"].abs().mean() < short["rel_err"].abs().mean()
+    if gpu == "h100-sxm":
+        assert rest["rel_err"].abs().mean() < short["rel_err"].abs().mean()
 
 
 def test_the_short_kernel_caveat_follows_the_predicted_time():
