@@ -4,7 +4,7 @@
 # .cache/pmk24p under the probe), then tile probe 3's manifest (.cache/pmk25p, both warpgroups) after a short and a long
 # loop. Calibration shapes only; the H200's values are recorded, not applied, this session.
 set -u
-bash data/ncu/scripts/tile_probe.sh
+bash data/ncu/scripts/tile_probe.sh; mv $OUT/tile_probe.jsonl $OUT/tile_probe1.jsonl
 timeout 60 python3 data/ncu/scripts/tile_probe.py $OUT data/ncu/scripts/tile_probe3_manifest.json 10 30 > $OUT/probe3_short.log 2>&1
 echo "short rc=$?"; mv $OUT/tile_probe.jsonl $OUT/tile_probe3_short.jsonl 2>/dev/null
 timeout 200 python3 data/ncu/scripts/tile_probe.py $OUT data/ncu/scripts/tile_probe3_manifest.json 1500 500 > $OUT/probe3_long.log 2>&1
