@@ -400,7 +400,8 @@ __device__ __forceinline__ void epilogue_tma(float (&acc)[M_SUB][N_SUB][MMA_N / 
 }
 
 // tile_times: null, or (study builds, PM_PROGRESS_SAMPLES=1) the words where each of the first two consumer warpgroups' first
-// thread writes, for each of its first PM_TILE_SAMPLES tiles, the %globaltimer ns at which its mainloop's last wgmma completed
+// thread writes, for each of its first PM_TILE_SAMPLES tiles, the %globaltimer ns at which the data of its k-block 0 and of its
+// k-block STAGES (the first the ring loads after the tile started) were in, at which its mainloop's last wgmma completed
 // and at which its epilogue's stores were issued (pm_gemm.cuh)
 __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, __nv_bfloat16* D, int M, int N,
                                          int tiles_m, int tiles_n, int k_blocks, int cons, uint32_t rank,
@@ -421,8 +422,12 @@ __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, 
 #pragma unroll
         for (int r = 0; r < MMA_N / 2; ++r) acc[mi][ni][r] = 0.f;
     int prev_stage = -1;
+    const bool timed = PM_PROGRESS_SAMPLES && tile_times && threadIdx.x % 128 == 0 && cons < 2 && tile_i < PM_TILE_SAMPLES;
+    const int tw = 4 * (cons * PM_TILE_SAMPLES + tile_i);
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbar_wait(smem_u32(&s.full[stage]), phase);
+      if (PM_PROGRESS_SAMPLES && timed && (kb == 0 || kb == STAGES))   // its first stage's and first refill's data in
+        tile_times[tw + (kb == 0 ? 0 : 1)] = global_ns();
       const uint32_t a_base = smem_u32(s.a + stage * A_STAGE) + cons * WM * SWA;
       const uint32_t b_base = smem_u32(s.b + stage * B_STAGE);
       wgmma_fence();
@@ -445,16 +450,14 @@ __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, 
       if (++stage == STAGES) { stage = 0; phase ^= 1; }
     }
     wgmma_wait<0>();
-    const bool timed = PM_PROGRESS_SAMPLES && tile_times && threadIdx.x % 128 == 0 && cons < 2 && tile_i < PM_TILE_SAMPLES;
-    const int tw = 2 * (cons * PM_TILE_SAMPLES + tile_i);
-    if (PM_PROGRESS_SAMPLES && timed) tile_times[tw] = global_ns();   // the mainloop's end ...
+    if (PM_PROGRESS_SAMPLES && timed) tile_times[tw + 2] = global_ns();   // the mainloop's end ...
     if (prev_stage >= 0 && signaller) release(s, prev_stage, rank);
     if constexpr (PM_EPI_TMA) {
       epilogue_tma(acc, s, tmD, cons, m0 + cons * WM, n0);
     } else {
       epilogue_direct(acc, D, m0 + cons * WM, n0, M, N);
     }
-    if (PM_PROGRESS_SAMPLES && timed) tile_times[tw + 1] = global_ns();   // ... and the epilogue's
+    if (PM_PROGRESS_SAMPLES && timed) tile_times[tw + 3] = global_ns();   // ... and the epilogue's
   }
   if constexpr (PM_EPI_TMA) {
     if ((threadIdx.x % 128) == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
