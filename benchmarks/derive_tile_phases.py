@@ -1,0 +1,107 @@
+"""What a tile of our kernel spends outside its mainloop, from the study builds' per-CTA probe (ninth session, 2026-11-26):
+a CTA's set-up before its first load (gpu.cta_setup_s), each consumer warpgroup's epilogue (sync.epilogue_bytes_per_clock_per_sm
+is the model's per-SM figure; the probe times one warpgroup's chain) and direct stores, how much the two warpgroups'
+epilogues overlap, and how long after an epilogue the next tile's first stage lands (the tile switch's restart).
+
+    python3 benchmarks/derive_tile_phases.py
+
+Reads data/ncu/tile_probe, tile_probe3, tile_probe4 (H100) and h200_tile_probe (H200); prints the medians and ranges the
+hardware files and docs/model.md ("A CTA's set-up, the epilogue and the tile switch") quote. Rates are at each row's
+in-kernel clock (rows without one are left out of them); times are %globaltimer ns.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics as st
+import sys
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from perfmodel.config import Epilogue, KernelConfig  # noqa: E402
+
+NCU = Path(__file__).resolve().parent.parent / "data" / "ncu"
+PRODUCER_WORDS = 128          # cta_samples[c][1 : 1 + 128]: the producer's samples; the tile words follow
+
+
+def rows(path: Path) -> list[dict]:
+    return [r for r in map(json.loads, path.read_text().splitlines()) if r.get("ok")]
+
+
+def tile_words(sample: list[int]) -> list[int]:
+    return sample[1 + PRODUCER_WORDS:]
+
+
+def setup_ns(r: dict) -> float:
+    """Median over the first probed launch's CTAs of first instruction -> first load issued."""
+    return st.median(s[1] - c[1] for c, s in zip(r["cta_probe"][0], r["cta_samples"]) if s[1] >= 0)
+
+
+def epilogue_rate(r: dict, layout: str) -> tuple[str, float] | None:
+    """(kind, bytes per SM cycle): a TMA-store row's one warpgroup's bytes over its epilogue time, a direct-store row's
+    tile bytes over one warpgroup's time (they share the SM's path). layout: 'pairs32' (first warpgroup, 32 tiles of
+    (mainloop end, epilogue end)) or 'quads8' (two warpgroups, 8 tiles of (k0 in, kS in, mainloop end, epilogue end))."""
+    mhz = r["time"].get("kernel_mhz_median")
+    if not mhz:
+        return None
+    c = KernelConfig.from_name(r["config_name"])
+    spans = []
+    for s in r["cta_samples"]:
+        w = tile_words(s)
+        if layout == "pairs32":
+            spans += [w[2 * i + 1] - w[2 * i] for i in range(32) if w[2 * i] >= 0 and w[2 * i + 1] >= 0]
+        else:
+            spans += [w[4 * i + 3] - w[4 * i + 2] for i in range(8) if w[4 * i + 2] >= 0 and w[4 * i + 3] >= 0]
+    if not spans:
+        return None
+    cycles = st.median(spans) * 1e-9 * mhz * 1e6
+    if c.epilogue is Epilogue.TMA_STORE:
+        return "tma", c.tile_m // c.consumers * c.tile_n * 2 / cycles
+    return "dir", c.tile_m * c.tile_n * 2 / cycles
+
+
+def restart_and_overlap(r: dict) -> tuple[float, float] | None:
+    """From a 'quads8' row: median over tiles 2..8 and both warpgroups of (previous epilogue end -> this tile's k-block 0
+    data in), and of the share of a warpgroup's epilogue during which the other one is in its epilogue too."""
+    rs, ov = [], []
+    for s in r["cta_samples"]:
+        w = tile_words(s)
+        q = [[w[32 * g + 4 * i: 32 * g + 4 * i + 4] for i in range(8)] for g in (0, 1)]
+        for g in (0, 1):
+            for i in range(1, 8):
+                k0, prev_end = q[g][i][0], q[g][i - 1][3]
+                if k0 >= 0 and prev_end >= 0:
+                    rs.append(k0 - prev_end)
+        for i in range(8):
+            a, b = q[0][i][2:4], q[1][i][2:4]
+            if min(a + b) >= 0 and a[1] > a[0]:
+                ov.append(max(0, min(a[1], b[1]) - max(a[0], b[0])) / (a[1] - a[0]))
+    return (st.median(rs), st.median(ov)) if rs and ov else None
+
+
+def summary(name: str, values: list[float], unit: str) -> None:
+    if values:
+        print(f"  {name:<52} median {st.median(values):7.1f} {unit}  ({min(values):.1f}-{max(values):.1f}, "
+              f"{len(values)} rows)")
+
+
+def main() -> None:
+    for gpu, setup_files, epi_files in (
+            ("H100", ["tile_probe/tile_probe.jsonl"], [("tile_probe/tile_probe.jsonl", "pairs32")]),
+            ("H200", ["h200_tile_probe/tile_probe1.jsonl"], [("h200_tile_probe/tile_probe1.jsonl", "pairs32")])):
+        print(f"{gpu} (data/ncu/{', data/ncu/'.join(setup_files)})")
+        summary("a CTA's set-up (first instruction -> first load)", [setup_ns(r) for f in setup_files
+                                                                      for r in rows(NCU / f)], "ns")
+        rates = [x for f, lay in epi_files for r in rows(NCU / f) if (x := epilogue_rate(r, lay))]
+        summary("TMA-store epilogue, one warpgroup's chain", [v for k, v in rates if k == "tma"], "B/clk")
+        summary("direct-store epilogue, a tile (the SM's path)", [v for k, v in rates if k == "dir"], "B/clk")
+    for label, files in (("H100, tile probe 4", ["tile_probe4/tile_probe4_short.jsonl", "tile_probe4/tile_probe4_long.jsonl"]),):
+        print(f"{label} (two warpgroups, short and long loops)")
+        got = [x for f in files for r in rows(NCU / f) if (x := restart_and_overlap(r))]
+        summary("epilogue end -> next tile's k-block 0 data in (restart)", [a for a, _ in got], "ns")
+        summary("share of an epilogue the other warpgroup is in its own", [100 * b for _, b in got], "%")
+
+
+if __name__ == "__main__":
+    main()
