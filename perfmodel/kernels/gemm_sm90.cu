@@ -400,8 +400,8 @@ __device__ __forceinline__ void epilogue_tma(float (&acc)[M_SUB][N_SUB][MMA_N / 
 }
 
 // tile_times: null, or (study builds, PM_PROGRESS_SAMPLES=1) the words where each of the first two consumer warpgroups' first
-// thread writes, for each of its first PM_TILE_SAMPLES tiles, the %globaltimer ns at which the data of its k-block 0 and of its
-// k-block STAGES (the first the ring loads after the tile started) were in, at which its mainloop's last wgmma completed
+// thread writes, for each of its first PM_TILE_SAMPLES tiles, the %globaltimer ns at which it was ready to wait for the tile's
+// first stage (accumulators zeroed), at which that stage's data were in, at which its mainloop's last wgmma completed
 // and at which its epilogue's stores were issued (pm_gemm.cuh)
 __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, __nv_bfloat16* D, int M, int N,
                                          int tiles_m, int tiles_n, int k_blocks, int cons, uint32_t rank,
@@ -424,10 +424,10 @@ __device__ __forceinline__ void consumer(const Smem& s, const CUtensorMap* tmD, 
     int prev_stage = -1;
     const bool timed = PM_PROGRESS_SAMPLES && tile_times && threadIdx.x % 128 == 0 && cons < 2 && tile_i < PM_TILE_SAMPLES;
     const int tw = 4 * (cons * PM_TILE_SAMPLES + tile_i);
+    if (PM_PROGRESS_SAMPLES && timed) tile_times[tw] = global_ns();   // ready for the tile's first stage ...
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbar_wait(smem_u32(&s.full[stage]), phase);
-      if (PM_PROGRESS_SAMPLES && timed && (kb == 0 || kb == STAGES))   // its first stage's and first refill's data in
-        tile_times[tw + (kb == 0 ? 0 : 1)] = global_ns();
+      if (PM_PROGRESS_SAMPLES && timed && kb == 0) tile_times[tw + 1] = global_ns();   // ... its data in
       const uint32_t a_base = smem_u32(s.a + stage * A_STAGE) + cons * WM * SWA;
       const uint32_t b_base = smem_u32(s.b + stage * B_STAGE);
       wgmma_fence();

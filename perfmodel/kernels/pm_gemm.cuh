@@ -36,9 +36,9 @@ int pm_make_plan(void** plan, const void* a, const void* b, void* d, int m, int 
 // the %globaltimer ns at which its producer issued k-block i x interval of its run (all its tiles' k-blocks counted in
 // order; interval = ceil(its k-blocks / PM_PRODUCER_SAMPLES), written to word 4, samples from word 5 on), then from word
 // 5 + PM_PRODUCER_SAMPLES, for its first and then its second consumer warpgroup, for each of the warpgroup's first
-// PM_TILE_SAMPLES tiles, 4 words: the ns at which the warpgroup found the data of the tile's k-block 0 and of its k-block
-// STAGES in, at which its mainloop ended (its last wgmma complete) and at which its epilogue had issued its stores (0 in
-// other builds): PM_CTA_WORDS words a CTA in all.
+// PM_TILE_SAMPLES tiles, 4 words: the ns at which the warpgroup was ready to wait for the tile's first stage (its
+// accumulators zeroed), at which that stage's data were in, at which its mainloop ended (its last wgmma complete) and at
+// which its epilogue had issued its stores (0 in other builds): PM_CTA_WORDS words a CTA in all.
 #define PM_CTA_SAMPLES 192
 #define PM_TILE_SAMPLES 8
 #define PM_PRODUCER_SAMPLES (PM_CTA_SAMPLES - 8 * PM_TILE_SAMPLES)
