@@ -1,10 +1,10 @@
 #!/bin/bash
-# 2026-11-26 session 9: where the tile switch's restart goes (tile probe 3 found each tile's mainloop 0.55-1.1 us longer than
-# its steady k-block pace). Study builds of kernel d5946ed637c1a372 (.cache/pmk27p; normal builds' cubin identical to
-# 76a174cac980a28d's) record, per tile of the first 8 and per consumer warpgroup: when the data of k-block 0 and of k-block
-# STAGES were in -> now: when the warpgroup was ready to wait for the first stage (accumulators zeroed) and when that
-# stage's data were in, the mainloop's end and the epilogue's end. tile_probe5_manifest.json (tile probe 3's configurations,
-# calibration shapes), after a short loop and after a long one (the power-capped clock).
+# 2026-11-26 session 9: whose is the tile switch's restart? Tile probe 4 found the next tile's first stage in 0.5-1 us after
+# the epilogue ends. Study builds of kernel d5946ed637c1a372 (.cache/pmk27p; normal builds' cubin identical to
+# 76a174cac980a28d's) record, per tile of the first 8 and per consumer warpgroup: when the warpgroup was ready to wait for
+# the tile's first stage (accumulators zeroed), when that stage's data were in, the mainloop's end and the epilogue's end.
+# tile_probe5_manifest.json (tile probe 3's configurations, calibration shapes), after a short loop and after a long one
+# (the power-capped clock).
 set -u
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
 date -u
