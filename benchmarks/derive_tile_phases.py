@@ -38,10 +38,10 @@ def setup_ns(r: dict) -> float:
     return st.median(s[1] - c[1] for c, s in zip(r["cta_probe"][0], r["cta_samples"]) if s[1] >= 0)
 
 
-def epilogue_rate(r: dict, layout: str) -> tuple[str, float] | None:
-    """(kind, bytes per SM cycle): a TMA-store row's one warpgroup's bytes over its epilogue time, a direct-store row's
-    tile bytes over one warpgroup's time (they share the SM's path). layout: 'pairs32' (first warpgroup, 32 tiles of
-    (mainloop end, epilogue end)) or 'quads8' (two warpgroups, 8 tiles of (k0 in, kS in, mainloop end, epilogue end))."""
+def epilogue_rate(r: dict) -> tuple[str, float] | None:
+    """(kind, bytes per SM cycle) of a row of the first study build (its tile words: the first warpgroup's first 32
+    tiles as (mainloop end, epilogue end) pairs): a TMA-store row's one warpgroup's bytes over its epilogue time, a
+    direct-store row's tile bytes over one warpgroup's time (they share the SM's path)."""
     mhz = r["time"].get("kernel_mhz_median")
     if not mhz:
         return None
@@ -49,10 +49,7 @@ def epilogue_rate(r: dict, layout: str) -> tuple[str, float] | None:
     spans = []
     for s in r["cta_samples"]:
         w = tile_words(s)
-        if layout == "pairs32":
-            spans += [w[2 * i + 1] - w[2 * i] for i in range(32) if w[2 * i] >= 0 and w[2 * i + 1] >= 0]
-        else:
-            spans += [w[4 * i + 3] - w[4 * i + 2] for i in range(8) if w[4 * i + 2] >= 0 and w[4 * i + 3] >= 0]
+        spans += [w[2 * i + 1] - w[2 * i] for i in range(32) if w[2 * i] >= 0 and w[2 * i + 1] >= 0]
     if not spans:
         return None
     cycles = st.median(spans) * 1e-9 * mhz * 1e6
@@ -62,7 +59,7 @@ def epilogue_rate(r: dict, layout: str) -> tuple[str, float] | None:
 
 
 def restart_and_overlap(r: dict) -> tuple[float, float] | None:
-    """From a 'quads8' row: median over tiles 2..8 and both warpgroups of (previous epilogue end -> this tile's k-block 0
+    """From a row of tile probe 4's build (two warpgroups, 8 tiles of (k0 in, kS in, mainloop end, epilogue end)): median over tiles 2..8 and both warpgroups of (previous epilogue end -> this tile's k-block 0
     data in), and of the share of a warpgroup's epilogue during which the other one is in its epilogue too."""
     rs, ov = [], []
     for s in r["cta_samples"]:
@@ -87,20 +84,18 @@ def summary(name: str, values: list[float], unit: str) -> None:
 
 
 def main() -> None:
-    for gpu, setup_files, epi_files in (
-            ("H100", ["tile_probe/tile_probe.jsonl"], [("tile_probe/tile_probe.jsonl", "pairs32")]),
-            ("H200", ["h200_tile_probe/tile_probe1.jsonl"], [("h200_tile_probe/tile_probe1.jsonl", "pairs32")])):
-        print(f"{gpu} (data/ncu/{', data/ncu/'.join(setup_files)})")
-        summary("a CTA's set-up (first instruction -> first load)", [setup_ns(r) for f in setup_files
-                                                                      for r in rows(NCU / f)], "ns")
-        rates = [x for f, lay in epi_files for r in rows(NCU / f) if (x := epilogue_rate(r, lay))]
+    for gpu, probe in (("H100", "tile_probe/tile_probe.jsonl"), ("H200", "h200_tile_probe/tile_probe1.jsonl")):
+        print(f"{gpu} (data/ncu/{probe})")
+        data = rows(NCU / probe)
+        summary("a CTA's set-up (first instruction -> first load)", [setup_ns(r) for r in data], "ns")
+        rates = [x for r in data if (x := epilogue_rate(r))]
         summary("TMA-store epilogue, one warpgroup's chain", [v for k, v in rates if k == "tma"], "B/clk")
         summary("direct-store epilogue, a tile (the SM's path)", [v for k, v in rates if k == "dir"], "B/clk")
-    for label, files in (("H100, tile probe 4", ["tile_probe4/tile_probe4_short.jsonl", "tile_probe4/tile_probe4_long.jsonl"]),):
-        print(f"{label} (two warpgroups, short and long loops)")
-        got = [x for f in files for r in rows(NCU / f) if (x := restart_and_overlap(r))]
-        summary("epilogue end -> next tile's k-block 0 data in (restart)", [a for a, _ in got], "ns")
-        summary("share of an epilogue the other warpgroup is in its own", [100 * b for _, b in got], "%")
+    print("H100, tile probe 4 (two warpgroups, short and long loops)")
+    got = [x for f in ("tile_probe4_short.jsonl", "tile_probe4_long.jsonl")
+           for r in rows(NCU / "tile_probe4" / f) if (x := restart_and_overlap(r))]
+    summary("epilogue end -> next tile's k-block 0 data in (restart)", [a for a, _ in got], "ns")
+    summary("share of an epilogue the other warpgroup is in its own", [100 * b for _, b in got], "%")
 
 
 if __name__ == "__main__":

@@ -356,9 +356,9 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
                              else hw.sync.direct_store_bytes_per_clock_per_sm),
         out_bytes_per_tile=c * out_bytes, flops_per_stage=c * flops * n_instr * issuers,
         inline_issue_cycles=inline if sch.producer.inline else 0.0, ctas_per_sm=c,
+        cta_setup_cycles=_setup_cycles(hw, clock_hz) if sch.pays_cta_setup else 0.0,
         # a multicast load fills every receiving CTA's stage: the producer waits for the peers' releases too,
         # which arrive over the cluster (symmetric peers release when this CTA's consumers do)
-        cta_setup_cycles=_setup_cycles(hw, clock_hz) if sch.pays_cta_setup else 0.0,
         release_delay_cycles=(hw.sync.cluster_arrive_cycles or 0.0) if cfg.multicast and cfg.cluster_size > 1
         and not sm100 else 0.0)
     return ModelInputs(params, sched, traf)
