@@ -52,7 +52,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "predicted on average, 21% (H100) / 7% (H200) of them more than 10% off (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s), "
             "each CTA's set-up (gpu.cta_setup_s) and the first loads' latency; on some cards one crowded GPC runs "
-            "rows whose pitch is not 128-byte aligned 20-30% slower (our tile probes), which it does not count"))
+            "rows whose pitch is not 128-byte aligned 16-19% slower a k-block (our tile probes), which it does not count"))
     drift = drift_reads > 1.0 and run_windows >= LONG_K_WINDOWS
     if drift:
         out.append(Caveat(
