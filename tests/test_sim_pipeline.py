@@ -152,3 +152,33 @@ def test_snapshots_kept_only_where_extrapolation_reads():
     every = simulate(p, 3, 14)
     assert set(kept.snapshots) < set(every.snapshots)
     assert extrapolate(kept, p, 3, 14, 6, period) == extrapolate(every, p, 3, 14, 6, period)
+
+
+def _epilogues(trace, tile: int = 0) -> dict:
+    return {iv[0]: (iv[2], iv[3]) for iv in trace.intervals if iv[1] == f"t{tile} store"}
+
+
+def test_shared_store_path_ends_every_warpgroups_stores_together():
+    """Direct stores of two warpgroups interleave on the SM's path: each epilogue lasts the tile's bytes at the
+    path's rate (the tile probe's 256x128 direct-store tiles), where a FIFO path lets the first one out early."""
+    fifo = simulate(small(issuers=2, epi_workers=2, epi_bytes_per_worker=640, out_bytes_per_tile=1280), 1, 3,
+                    record=True)
+    shared = simulate(small(issuers=2, epi_workers=2, epi_bytes_per_worker=640, out_bytes_per_tile=1280,
+                            epi_shared_path=True), 1, 3, record=True)
+    f, s = _epilogues(fifo), _epilogues(shared)
+    assert f["Epilogue wg0"][1] - f["Epilogue wg0"][0] == 10            # 640 B at 64 B/clk, alone on the path
+    assert [e - b for b, e in s.values()] == [20, 20]                   # 1280 B at 64 B/clk each, side by side
+    assert shared.end_cycles >= fifo.end_cycles      # (an approximation: it assumes the warpgroups store at once)
+    assert shared.end_counters[5] == pytest.approx(fifo.end_counters[5])   # the path carries the same bytes
+
+
+def test_output_stores_take_the_l2_share_at_the_epilogue():
+    """The stores' L2 occupancy, charged when the epilogue issues them, delays the next tile's loads queued
+    behind them on the SM's L2 share; over the run the L2 carries the same bytes as when spread over k-blocks."""
+    slow_l2 = dict(l2_bytes_per_clock=4.0, k_iters=4, tiles_per_cta=3)
+    spread = simulate(small(**slow_l2, l2_bytes_per_stage=1000 + 4000 / 4), 3, 4)
+    at_epi = simulate(small(**slow_l2, l2_store_bytes_per_tile=4000), 3, 4, record=True)
+    assert at_epi.end_counters[3] == pytest.approx(spread.end_counters[3])
+    store_end = _epilogues(at_epi)["Epilogue wg0"][0]
+    loads = [iv for iv in at_epi.intervals if iv[0].startswith("stage") and iv[1].startswith("t1")]
+    assert max(iv[3] for iv in loads) > store_end + 4000 / 4.0          # a load of tile 1 waited for the stores

@@ -139,7 +139,8 @@ def _busy_per_k(p: SimParams) -> list[float]:
 
 
 def _busy_per_tile(p: SimParams) -> list[float]:
-    return [0.0] * 5 + [p.epi_workers * p.epi_bytes_per_worker / p.epi_bytes_per_clock]
+    return [0.0] * 3 + [p.l2_store_bytes_per_tile / p.l2_bytes_per_clock, 0.0,
+                        p.epi_workers * p.epi_bytes_per_worker / p.epi_bytes_per_clock]
 
 
 def _classify(util: dict, stalls: dict, total: float, wave_eff: float, deadlock: bool) -> str:

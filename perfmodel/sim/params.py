@@ -68,6 +68,14 @@ class SimParams:
     miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
     release_delay_cycles: float = 0.0  # a multicast stage's release reaches its producer this much later (peers)
     cta_setup_cycles: float = 0.0      # a CTA's start before its first load (gpu.cta_setup_s at this clock)
+    # the epilogue workers' stores share the SM's store path side by side (direct stores: every warpgroup's st.global
+    # interleave on it, so each one's epilogue lasts the whole tile's bytes at the path's rate); False: one after the
+    # other, first come first served
+    epi_shared_path: bool = False
+    # the tile's output stores' L2 occupancy, charged to the SM's L2 share as the epilogue stores them (sm_90a: the
+    # consumers store after their mainloop, while the producer refills the ring for the next tile); 0: carried by
+    # the k-blocks in l2_bytes_per_stage
+    l2_store_bytes_per_tile: float = 0.0
     gpc_stage_bytes: float = 0.0      # a stage's bytes in flight (its L2 reads) and the part that waits as long
     gpc_miss_bytes: float = 0.0       # as an HBM miss (gpu.gpc_inflight_bytes; memory.gpc_inflight_bytes_per_stage)
     gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
@@ -277,7 +285,8 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     """The same inputs at another SM clock (equal to build_inputs at that clock, without recomputing the
     schedule, the traffic and the per-stage quantities)."""
     p = inputs.params
-    params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule, p.l2_bytes_per_stage,
+    params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule,
+                                                     p.l2_bytes_per_stage + p.l2_store_bytes_per_tile / p.k_iters,
                                                      (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms,
                                                      p.hbm_bytes_per_stage),
                                  **_latencies(hw, clock_hz, inputs.traffic),
@@ -318,8 +327,12 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         writes += 2 * out_bytes / k_iters
     smem_c = read_c + hw.smem.write_port_share * writes / (issuers * n_instr) / hw.smem.read_bytes_per_clock_per_sm
     acc_bytes = cfg.tile_m * cfg.tile_n * problem.acc_dtype.bits / 8
-    l2_occ = c * (l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
-                  + store_l2_bytes_per_tile(problem, cfg, hw) / k_iters)
+    # the L2 occupancy of a stage's loads and of a tile's output stores: sm_90a charges the stores when the epilogue
+    # issues them (after the mainloop, as the tile probes time it); sm_100a, whose epilogue overlaps the next
+    # mainloop, spreads them over the tile's k-blocks
+    load_occ = c * l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
+    store_occ = c * store_l2_bytes_per_tile(problem, cfg, hw)
+    l2_occ = load_occ + store_occ / k_iters
     # (all, miss-like) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
     # loads of the software-pipelined families are not counted in it)
     gpc_b = (0.0, 0.0) if cp_async else tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf))
@@ -333,9 +346,12 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         # own warps in parallel
         tma_issue_cycles=inline if cp_async else c * _tma_issue_cycles(problem, cfg, hw),
         stage_tx_bytes=c * sbytes * cfg.cta_group, stage_smem_bytes=c * sbytes,
-        # output stores are posted to L2 and written back to HBM in the background: their bandwidth is
-        # carried by the k-blocks of the tile (a FIFO burst per tile would block the next tile's loads)
-        l2_bytes_per_stage=l2_occ,
+        # output stores are posted to L2 and written back to HBM in the background: on sm_90a their L2 share is
+        # taken when the epilogue issues them, ahead of the next tile's loads queued behind them (tile probe 5: the
+        # next tile's first stage lands 3.8-5.3 us after its issue, a ring's worth inside a tile ~3 us); their HBM
+        # write-back is carried by the k-blocks
+        l2_bytes_per_stage=l2_occ if sm100 else load_occ,
+        l2_store_bytes_per_tile=0.0 if sm100 else store_occ,
         l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
         l2_tag_lookups_per_stage=0.0 if cp_async else c * l2_tag_lookups_per_stage(problem, cfg, hw, traf),
         hbm_bytes_per_stage=hbm_b,
@@ -354,6 +370,9 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         epi_workers=1 if sm100 else c * issuers,
         epi_bytes_per_clock=(hw.sync.epilogue_bytes_per_clock_per_sm if cfg.epilogue is Epilogue.TMA_STORE
                              else hw.sync.direct_store_bytes_per_clock_per_sm),
+        # direct stores of warpgroups that finish their mainloops together interleave on the SM's path (tile probe:
+        # each of a 256x128 tile's two warpgroups stores at about half the path's rate, and both end together)
+        epi_shared_path=not sm100 and cfg.epilogue is not Epilogue.TMA_STORE and c * issuers > 1,
         out_bytes_per_tile=c * out_bytes, flops_per_stage=c * flops * n_instr * issuers,
         inline_issue_cycles=inline if sch.producer.inline else 0.0, ctas_per_sm=c,
         cta_setup_cycles=_setup_cycles(hw, clock_hz) if sch.pays_cta_setup else 0.0,

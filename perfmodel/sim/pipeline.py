@@ -63,7 +63,9 @@ class SmSim:
         self.hbm = SharedServer("hbm", p.hbm_bytes_per_clock, depth=ring * p.hbm_bytes_per_stage)
         self.tags = (SharedServer("l2_tags", p.l2_tag_lookups_per_clock, depth=ring * p.l2_tag_lookups_per_stage)
                      if p.l2_tag_lookups_per_stage > 0 and p.l2_tag_lookups_per_clock > 0 else None)
-        self.epi = Server("epilogue", p.epi_bytes_per_clock)
+        # the store path: one FIFO, or (p.epi_shared_path) one chain per worker at an equal share of the path's rate
+        chains = p.epi_workers if p.epi_shared_path and not p.tmem else 1
+        self.epis = [Server("epilogue", p.epi_bytes_per_clock / chains) for _ in range(chains)]
         self.math_busy = self.smem_busy = 0.0
         self.occ = p.instr_cycles
         self.snapshots: dict = {}
@@ -80,7 +82,7 @@ class SmSim:
     # ------------------------------------------------------------------ helpers
     def counters(self) -> tuple:
         r = self.rec
-        return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy, self.hbm.busy, self.epi.busy,
+        return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy, self.hbm.busy, self._epi_busy(),
                 r.stall_full, r.stall_empty, r.stall_epilogue, self.tags.busy if self.tags is not None else 0.0)
 
     def _mma(self, tile: int, k: int, t: float, row: str, waited_full: float, after_epilogue: bool) -> float:
@@ -108,11 +110,18 @@ class SmSim:
             self.first.mma = (self.math_busy, self.smem_busy, rec.stall_full, rec.stall_epilogue)
         return done
 
-    def _store(self, tile: int, t: int, nbytes: float) -> int:
-        """Epilogue store from cycle t; returns the cycle it is done."""
-        end = self.epi.reserve(t, nbytes)
+    def _epi_busy(self) -> float:
+        """The store path's busy cycles (shared side by side: a chain's, each carrying an equal share)."""
+        return sum(e.busy for e in self.epis) / len(self.epis)
+
+    def _store(self, tile: int, t: int, nbytes: float, worker: int = 0) -> int:
+        """Epilogue store of ``worker`` from cycle t; returns the cycle it is done."""
+        end = self.epis[worker % len(self.epis)].reserve(t, nbytes)
+        l2_busy = self.l2.busy
+        if self.p.l2_store_bytes_per_tile:       # the stores take the SM's L2 share as they go out
+            self.l2.reserve(t, self.p.l2_store_bytes_per_tile * nbytes / self.p.out_bytes_per_tile)
         done = t + cycles(end - t)
-        self.first.stored(tile, done, self.epi.busy)
+        self.first.stored(tile, done, self._epi_busy(), self.l2.busy - l2_busy)
         return done
 
     def _mark(self, tile: int, k: int, now: int) -> None:
@@ -245,7 +254,7 @@ class SmSim:
             if not ahead and free > self.env.now:         # a shared store path: be there in order
                 self.events += 1
                 yield self.env.timeout(free - self.env.now)
-            t0, free = free, self._store(tile, free, p.epi_bytes_per_worker)
+            t0, free = free, self._store(tile, free, p.epi_bytes_per_worker, c)
             self.rec.span(f"Epilogue wg{c}", f"t{tile} store", t0, free, "epilogue")
         self._finish(free)
 
