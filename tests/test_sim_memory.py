@@ -1,11 +1,13 @@
 """Tile order, waves and the L2/HBM traffic model."""
+import dataclasses
 import random
 
 import pytest
 
 from perfmodel import derive, load_hardware, make_problem
-from perfmodel.config import Raster
-from perfmodel.sim.memory import multicast_factors, traffic
+from perfmodel.config import Epilogue, KernelConfig, Raster
+from perfmodel.sim.memory import (multicast_factors, store_l2_bytes_per_tile, store_l2_lookups_per_tile,
+                                  traffic)
 from perfmodel.sim.scheduler import Schedule, make_schedule, tile_coords, wave_panels
 
 
@@ -168,3 +170,17 @@ def test_zero_fill_rows_take_more_l2_than_rows_in_bounds():
     # the software-pipelined families' masked cp.async copies read nothing beyond the edge: no weight for them
     assert l2_occupancy_bytes_per_stage(half, cfg, hw, tma=False) == pytest.approx(
         l2_occupancy_bytes_per_stage(half, cfg, off, tma=False))
+
+
+def test_direct_stores_cost_a_request_per_row_piece_and_a_sector_slot_each():
+    """The direct epilogue writes wgmma's D fragment as it lies (8 elements of a row per request): ncu counted 16 output
+    bytes per write request and per sector on bf16 outputs, TMA stores 128 and 32 (data/ncu/store_probe_h200)."""
+    hw = load_hardware("h100-sxm")
+    problem = make_problem((4096, 4096, 4096), "bf16")
+    tma = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    direct = dataclasses.replace(tma, epilogue=Epilogue.DIRECT)
+    out = 128 * 128 * 2
+    assert store_l2_lookups_per_tile(problem, direct, hw) == out / 16
+    assert store_l2_lookups_per_tile(problem, tma, hw) == out / 128
+    assert store_l2_bytes_per_tile(problem, direct, hw) == 2 * out       # a 16-byte piece takes a 32-byte sector's slot
+    assert store_l2_bytes_per_tile(problem, tma, hw) == out              # whole lines at an aligned pitch

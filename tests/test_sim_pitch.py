@@ -86,7 +86,9 @@ def test_output_pitch_costs_tma_stores_only():
     out = 128 * 256 * 2
     assert store_l2_bytes_per_tile(p0, c0, H100) == out
     assert store_l2_bytes_per_tile(p1, c1, H100) > out
-    assert store_l2_bytes_per_tile(p1, c1.replace(epilogue=Epilogue.DIRECT), H100) == out
+    # direct stores: a 16-byte row piece per request at any 16-byte aligned pitch, each taking a sector's slot
+    assert store_l2_bytes_per_tile(p1, c1.replace(epilogue=Epilogue.DIRECT), H100) == 2 * out
+    assert store_l2_bytes_per_tile(p0, c0.replace(epilogue=Epilogue.DIRECT), H100) == 2 * out
 
 
 def test_narrow_rows_are_request_bound_in_the_tma_unit():

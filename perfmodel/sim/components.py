@@ -167,8 +167,9 @@ class SharedServer(Server):
     recent_time: float = 0.0
     t_last: float = 0.0
     utilization: float = 0.0  # the recent utilization seen by the last request
+    busy_stores: float = 0.0  # busy cycles of the output stores' requests (``store=True``), apart from ``busy``
 
-    def reserve(self, t: float, amount: float) -> float:
+    def reserve(self, t: float, amount: float, store: bool = False) -> float:
         if amount <= 0:
             return t
         # the chip's recent utilization of this resource: the SMs of a wave are alike, so it is this SM's own
@@ -181,7 +182,10 @@ class SharedServer(Server):
         self.recent_busy = self.recent_busy * decay + amount / self.rate
         self.t_last = t if t > self.t_last else self.t_last
         self.utilization = u
-        self.busy += amount / self.rate
+        if store:
+            self.busy_stores += amount / self.rate
+        else:
+            self.busy += amount / self.rate
         t_tokens = self.t_tokens
         if t > t_tokens:
             tokens = self.tokens + (t - t_tokens) * self.rate

@@ -179,14 +179,12 @@ def l2_tag_lookups_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: Hardwa
     """L2 tag lookups one CTA's stage costs (our ncu of the GEMM on the H100, data/ncu, 2026-11-24: with 64- or
     32-byte box rows the tag pipeline, lts__t_tag_requests, is what binds the L2, at 82-90% of one lookup per
     slice per L2 cycle, while the data return path idles at 58-68%): its TMA requests, the lookups the
-    partition fabric adds for its L2 reads and its HBM fills (l2.fabric_*_bytes_per_lookup), and its share of
-    the output's write requests (one per 128 bytes). 0 without l2.tag_lookups_per_s."""
+    partition fabric adds for its L2 reads and its HBM fills (l2.fabric_*_bytes_per_lookup); the output's write
+    requests are a tile's (store_l2_lookups_per_tile). 0 without l2.tag_lookups_per_s."""
     l2 = hw.l2
     if not l2.tag_lookups_per_s:
         return 0.0
-    k_iters = math.ceil(problem.k / cfg.tile_k)
-    out = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
-    lookups = tma_requests_per_stage(problem, cfg, hw) + out / 128 / k_iters
+    lookups = tma_requests_per_stage(problem, cfg, hw)
     if l2.fabric_read_bytes_per_lookup:
         lookups += traf.l2_read_bytes_per_stage / l2.fabric_read_bytes_per_lookup
     if l2.fabric_fill_bytes_per_lookup:
@@ -194,14 +192,41 @@ def l2_tag_lookups_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: Hardwa
     return lookups
 
 
+# A direct-store epilogue writes the wgmma accumulator fragment as it lies in registers (PTX ISA 9.0, 9.7.15.5.1,
+# the register fragment of wgmma's D: each thread holds two adjacent columns of a row, four threads a row's eight
+# columns): a warp's store writes eight elements of each of eight rows, one L2 write request and one (partial) sector
+# write per row. Our ncu of direct-store kernels (data/ncu/store_probe_h200, NVIDIA H200, 2026-11-26): 16.0 output
+# bytes per write request and per sector written for bf16 outputs (TMA stores: 128 and 32).
+DIRECT_STORE_ROW_ELEMENTS = 8
+# The L2's sector, the granule of its data path (CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory":
+# accesses are served in 32-byte sectors); a hardware file's tma.sector_bytes takes precedence
+L2_SECTOR_BYTES = 32
+
+
+def _direct_store_piece_bytes(problem: GemmProblem) -> float:
+    return DIRECT_STORE_ROW_ELEMENTS * problem.out_dtype.bits / 8
+
+
+def store_l2_lookups_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """L2 tag lookups one output tile's stores cost: one per write request, a TMA store's per 128-byte line, a direct
+    store's per row piece (DIRECT_STORE_ROW_ELEMENTS elements). 0 without l2.tag_lookups_per_s."""
+    if not hw.l2.tag_lookups_per_s:
+        return 0.0
+    out = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
+    return out / (128 if cfg.epilogue is Epilogue.TMA_STORE else _direct_store_piece_bytes(problem))
+
+
 def store_l2_bytes_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
     """L2 bandwidth one output tile's store occupies: its bytes, plus with the TMA-store epilogue the
     misalignment cost of its box rows (EPILOGUE_SUBTILE_N columns wide, pitch N x output bytes). Direct
-    stores write 16-byte pieces, which stay inside one sector at any 16-byte aligned pitch."""
+    stores write a row piece per request (DIRECT_STORE_ROW_ELEMENTS elements, 16 bytes of bf16), each a sector
+    write of its own: a piece smaller than a sector takes a sector's slot (tma.sector_bytes)."""
     out_e = problem.out_dtype.bits / 8
     out = cfg.tile_m * cfg.tile_n * out_e
     if cfg.epilogue is not Epilogue.TMA_STORE:
-        return out
+        piece = _direct_store_piece_bytes(problem)
+        sector = hw.tma.sector_bytes or L2_SECTOR_BYTES
+        return out / piece * sector if piece < sector else out
     width = min(cfg.tile_n, EPILOGUE_SUBTILE_N) * out_e
     extra, _ = misaligned_row_cost(width, problem.n * out_e, width, hw, store=True)
     return out + out / width * extra

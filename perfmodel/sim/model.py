@@ -127,7 +127,7 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
     per_k[tags] = p.tag_cycles_per_stage
     if ext_t:
         per_tile[1:7] = [k_sim * b + t for b, t in zip(busy_k, busy_tile)]
-        per_tile[tags] = k_sim * per_k[tags]
+        per_tile[tags] = k_sim * per_k[tags] + p.tag_cycles_per_tile_stores
     return [e + n_sim * ext_k * dk + ext_t * (dt + ext_k * dk) for e, dk, dt in zip(end, per_k, per_tile)]
 
 

@@ -15,6 +15,7 @@ from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
 from .memory import (Traffic, gpc_inflight_bytes_per_stage, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage,
+                     store_l2_lookups_per_tile,
                      multicast_factors, store_l2_bytes_per_tile, tma_bytes_per_clock, traffic)
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
@@ -76,6 +77,7 @@ class SimParams:
     # consumers store after their mainloop, while the producer refills the ring for the next tile); 0: carried by
     # the k-blocks in l2_bytes_per_stage
     l2_store_bytes_per_tile: float = 0.0
+    l2_store_lookups_per_tile: float = 0.0   # and their L2 tag lookups, charged alike (0: in l2_tag_lookups_per_stage)
     gpc_stage_bytes: float = 0.0      # a stage's bytes in flight (its L2 reads) and the part that waits as long
     gpc_miss_bytes: float = 0.0       # as an HBM miss (gpu.gpc_inflight_bytes; memory.gpc_inflight_bytes_per_stage)
     gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
@@ -94,12 +96,24 @@ class SimParams:
 
     @property
     def tag_cycles_per_stage(self) -> float:
-        """L2 tag-pipeline cycles of one k-block (0 where it is not modelled)."""
+        """L2 tag-pipeline cycles of one k-block's loads (0 where it is not modelled)."""
         return self.l2_tag_lookups_per_stage / self.l2_tag_lookups_per_clock if self.l2_tag_lookups_per_clock > 0 else 0.0
 
     @property
+    def tag_cycles_per_tile_stores(self) -> float:
+        """L2 tag-pipeline cycles of a tile's output stores where they are charged at the epilogue (else 0)."""
+        return (self.l2_store_lookups_per_tile / self.l2_tag_lookups_per_clock if self.l2_tag_lookups_per_clock > 0
+                else 0.0)
+
+    @property
+    def l2_bytes_per_k(self) -> float:
+        """The L2 occupancy of one k-block over a tile: its loads and its share of the tile's output stores."""
+        return self.l2_bytes_per_stage + self.l2_store_bytes_per_tile / self.k_iters
+
+    @property
     def steady_stage_cycles(self) -> float:
-        """Per k-block cycles of the busiest resource in steady state."""
+        """Per k-block cycles of the busiest resource in steady state inside a tile (its loads and MMAs; a tile's output
+        stores, charged at its epilogue, are not in it)."""
         return max(self.issuers * self.instr_per_stage * self.instr_cycles,
                    self.stage_smem_bytes / self.tma_bytes_per_clock,
                    self.l2_bytes_per_stage / self.l2_bytes_per_clock,
@@ -286,7 +300,7 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     schedule, the traffic and the per-stage quantities)."""
     p = inputs.params
     params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule,
-                                                     p.l2_bytes_per_stage + p.l2_store_bytes_per_tile / p.k_iters,
+                                                     p.l2_bytes_per_k,
                                                      (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms,
                                                      p.hbm_bytes_per_stage),
                                  **_latencies(hw, clock_hz, inputs.traffic),
@@ -332,6 +346,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     # mainloop, spreads them over the tile's k-blocks
     load_occ = c * l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
     store_occ = c * store_l2_bytes_per_tile(problem, cfg, hw)
+    store_lookups = store_l2_lookups_per_tile(problem, cfg, hw)
     l2_occ = load_occ + store_occ / k_iters
     # (all, miss-like) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
     # loads of the software-pipelined families are not counted in it)
@@ -353,7 +368,9 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         l2_bytes_per_stage=l2_occ if sm100 else load_occ,
         l2_store_bytes_per_tile=0.0 if sm100 else store_occ,
         l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
-        l2_tag_lookups_per_stage=0.0 if cp_async else c * l2_tag_lookups_per_stage(problem, cfg, hw, traf),
+        l2_tag_lookups_per_stage=0.0 if cp_async else c * (l2_tag_lookups_per_stage(problem, cfg, hw, traf)
+                                                            + (store_lookups / k_iters if sm100 else 0.0)),
+        l2_store_lookups_per_tile=0.0 if cp_async or sm100 else c * store_lookups,
         hbm_bytes_per_stage=hbm_b,
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
                              else tma_bytes_per_clock(problem, cfg, hw)),

@@ -82,8 +82,9 @@ class SmSim:
     # ------------------------------------------------------------------ helpers
     def counters(self) -> tuple:
         r = self.rec
-        return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy, self.hbm.busy, self._epi_busy(),
-                r.stall_full, r.stall_empty, r.stall_epilogue, self.tags.busy if self.tags is not None else 0.0)
+        return (self.math_busy, self.smem_busy, self.tma.busy, self.l2.busy + self.l2.busy_stores, self.hbm.busy,
+                self._epi_busy(), r.stall_full, r.stall_empty, r.stall_epilogue,
+                self.tags.busy + self.tags.busy_stores if self.tags is not None else 0.0)
 
     def _mma(self, tile: int, k: int, t: float, row: str, waited_full: float, after_epilogue: bool) -> float:
         """Reserve the tensor core for one stage's instructions issued from t; returns completion.
@@ -117,11 +118,17 @@ class SmSim:
     def _store(self, tile: int, t: int, nbytes: float, worker: int = 0) -> int:
         """Epilogue store of ``worker`` from cycle t; returns the cycle it is done."""
         end = self.epis[worker % len(self.epis)].reserve(t, nbytes)
-        l2_busy = self.l2.busy
-        if self.p.l2_store_bytes_per_tile:       # the stores take the SM's L2 share as they go out
-            self.l2.reserve(t, self.p.l2_store_bytes_per_tile * nbytes / self.p.out_bytes_per_tile)
+        p, l2_busy, tag_busy = self.p, 0.0, 0.0
+        if p.l2_store_bytes_per_tile:            # the stores take the SM's L2 share (and tag lookups) as they go out
+            amount = p.l2_store_bytes_per_tile * nbytes / p.out_bytes_per_tile
+            self.l2.reserve(t, amount, store=True)
+            l2_busy = amount / self.l2.rate
+            if self.tags is not None and p.l2_store_lookups_per_tile:
+                amount = p.l2_store_lookups_per_tile * nbytes / p.out_bytes_per_tile
+                self.tags.reserve(t, amount, store=True)
+                tag_busy = amount / self.tags.rate
         done = t + cycles(end - t)
-        self.first.stored(tile, done, self._epi_busy(), self.l2.busy - l2_busy)
+        self.first.stored(tile, done, self._epi_busy(), l2_busy, tag_busy)
         return done
 
     def _mark(self, tile: int, k: int, now: int) -> None:

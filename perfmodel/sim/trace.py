@@ -37,6 +37,7 @@ class FirstTile:
     loads: tuple | None = None       # (tma, l2, hbm busy, empty stalls, l2 tags busy) after its last load
     epi_busy: float | None = None    # store path busy after its last store
     l2_stores: float = 0.0           # L2 busy of its output stores (charged at the epilogue, after its last load)
+    tag_stores: float = 0.0          # and their L2 tag pipeline busy
     snaps: dict = field(default_factory=dict)
 
     def last_mma(self, tile: int) -> bool:
@@ -49,9 +50,10 @@ class FirstTile:
             self.ok = False
         return False
 
-    def stored(self, tile: int, done: float, epi_busy: float, l2_busy: float = 0.0) -> None:
+    def stored(self, tile: int, done: float, epi_busy: float, l2_busy: float = 0.0, tag_busy: float = 0.0) -> None:
         if tile == 0:
             self.l2_stores += l2_busy
+            self.tag_stores += tag_busy
             self.stores_left -= 1
             self.end = max(self.end, done)
             if self.stores_left == 0:
@@ -69,7 +71,8 @@ class FirstTile:
             return None
         math_busy, smem_busy, s_full, s_epi = self.mma
         tma, l2, hbm, s_empty, tags = self.loads
-        counters = (math_busy, smem_busy, tma, l2 + self.l2_stores, hbm, self.epi_busy, s_full, s_empty, s_epi, tags)
+        counters = (math_busy, smem_busy, tma, l2 + self.l2_stores, hbm, self.epi_busy, s_full, s_empty, s_epi,
+                    tags + self.tag_stores)
         return SimTrace(self.end, counters, self.snaps, [], "", 0)
 
 
