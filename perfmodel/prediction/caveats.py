@@ -73,7 +73,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "moves with ring depth and tile order (ncu: the SMs received 1.07-1.53x the sectors the L2 served, "
             "data/ncu/lrc), so such points scatter: on our H100 and H200 calibration data (long-K points aside: "
             "long-k-drift) 5-6% off on average "
-            "(bias within 1.5%), 1 in 6 (H100) and 1 in 5 (H200) more than 10% off either way, rings of 7+ stages "
+            "(bias within 1.5%), 1 in 9 (H100) and 1 in 5 (H200) more than 10% off either way, rings of 7+ stages "
             "slower than predicted"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
