@@ -127,6 +127,52 @@ def lrc_sweep() -> None:
         print(f"  {g:>7}  {cells[0]:<40}  {cells[1]}")
 
 
+def lrc_depth_points() -> list[tuple[str, int, float]]:
+    """(where, stages, SM-received / L2-served read sectors) of every committed H100 ncu run of our GEMM with plain
+    loads of 128-byte box rows (no multicast, 128-byte swizzle, K-major 128-byte rows): the ncu CSVs of lrc_table and
+    the ksweep_ncu.jsonl files of the ncu folders."""
+    from perfmodel.config import KernelConfig
+    pts = []
+    for f in sorted(NCU.glob("ncu_*.csv")) + sorted((NCU / "lrc").glob("ncu_*.csv")):
+        name = str(f.relative_to(NCU))
+        if "h200" in name:
+            continue
+        d, info = ncu(name), run_info(name)
+        k, row_b = info.get("kernel", {}), info.get("kernel", {}).get("bk", 0) * (1 if info.get("dtype") == "e4m3" else 2)
+        if not k.get("multicast") and k.get("swizzle", [0])[0] == 128 and row_b == 128:
+            pts.append((name, k["stages"], d["lrc__xbar2gpc_sectors_op_read.sum"] / d["lrc__lts2lrc_sectors_op_read.sum"]))
+    for f in sorted(NCU.glob("**/*ncu*.jsonl")):
+        if "h200" in str(f):
+            continue
+        for line in f.read_text().splitlines():
+            r = json.loads(line)
+            m = r.get("metrics") or {}
+            if "lrc__lts2lrc_sectors_op_read.sum" not in m:
+                continue
+            served = float(m["lrc__lts2lrc_sectors_op_read.sum"][0].replace(",", ""))
+            cfg = KernelConfig.from_name(r["config_name"])
+            row_b = cfg.tile_k * (1 if r["dtype"] == "e4m3" else 2)
+            if served and not cfg.multicast and cfg.swizzle_a.value == "128" and row_b == 128:
+                recv = float(m["lrc__xbar2gpc_sectors_op_read.sum"][0].replace(",", ""))
+                pts.append((str(f.relative_to(NCU)), cfg.stages, recv / served))
+    return pts
+
+
+def lrc_depth_law() -> None:
+    """l2.lrc_merge_per_stage: the coalescer's merge falls with ring depth, (received / served) - 1 = c / stages, c by
+    least squares through the origin against 1 / stages over every plain 128-byte-row run (lrc_depth_points)."""
+    pts = lrc_depth_points()
+    c = sum((r - 1) / s for _, s, r in pts) / sum(1 / s ** 2 for _, s, _ in pts)
+    print(f"l2.lrc_merge_per_stage ((received / served) - 1 = c / stages, least squares over {len(pts)} H100 ncu runs of "
+          f"plain 128-byte-row loads): c = {c:.3f}; file: {load_hardware('h100-sxm').l2.lrc_merge_per_stage}")
+    by: dict[int, list[float]] = {}
+    for _, s, r in pts:
+        by.setdefault(s, []).append(r)
+    print("  stages  runs  median ratio  law 1 + c/stages")
+    for s in sorted(by):
+        print(f"  {s:>6}  {len(by[s]):>4}  {statistics.median(by[s]):12.3f}  {1 + c / s:16.3f}")
+
+
 def main() -> None:
     print("tma.hbm_queue_ns (loaded HBM latency, mb_tma tma_hbm_sms / tma_hbm_panel)")
     for gpu, runs in QUEUE_RUNS.items():
@@ -153,6 +199,7 @@ def main() -> None:
           f"{read_b:.0f} / {fill_b:.0f}; file: {h100.l2.fabric_read_bytes_per_lookup:.0f} / "
           f"{h100.l2.fabric_fill_bytes_per_lookup:.0f}")
     lrc_table()
+    lrc_depth_law()
     lrc_sweep()
 
 

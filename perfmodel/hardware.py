@@ -155,8 +155,11 @@ class L2Section:
     fabric_read_bytes_per_lookup: float = _f(1, 1e6, optional=True)
     fabric_fill_bytes_per_lookup: float = _f(1, 1e6, optional=True)
     # The L2 request coalescer (sim/memory.lrc_merge; absent: 1): SM-received over slice-served read sectors of
-    # TMA loads with 128-byte box rows and no multicast (ncu lrc__ counters of our GEMM)
+    # TMA loads with 128-byte box rows and no multicast (ncu lrc__ counters of our GEMM), the model's merge of a ring
+    # of memory.LRC_REFERENCE_STAGES stages; and how it falls with ring depth (absent: the same at every depth):
+    # ncu's (received / served) - 1 = lrc_merge_per_stage / stages
     lrc_merge_128b: float = _f(1, 8, optional=True)
+    lrc_merge_per_stage: float = _f(0, 10, optional=True)
     # How fast the CTAs of an L2-bound kernel drift apart, in k-blocks per k-block of their run (sim/memory.drift_cohorts;
     # absent: they walk K in step): the spread of the SMs' progress rates when the L2 path sets their pace
     sm_rate_spread: float = _f(0, 2, optional=True)

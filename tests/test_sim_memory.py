@@ -106,11 +106,17 @@ def test_the_l2_request_coalescer_merges_plain_128_byte_row_loads_only():
     mc = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pm8_etma")
     narrow = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw64-64_wg2_acc1_pm8_etma")
     assert 1.0 < hw.l2.lrc_merge_128b < 1.53
-    assert lrc_merge(prob, plain, hw) == hw.l2.lrc_merge_128b
+    # the merge of a 4-stage ring, falling with depth as ncu's ratio does (1 + c / stages); 2 stages held at 3's
+    c = hw.l2.lrc_merge_per_stage
+    at = {s: lrc_merge(prob, plain.replace(stages=s), hw) for s in (2, 3, 4, 5, 9)}
+    assert at[4] == pytest.approx(hw.l2.lrc_merge_128b)
+    assert at[5] == pytest.approx(hw.l2.lrc_merge_128b * (1 + c / 5) / (1 + c / 4))
+    assert at[2] == at[3] > at[4] > at[5] > at[9] >= 1.0
+    assert lrc_merge(prob, plain, hw) == at[5]
     assert lrc_merge(prob, mc, hw) == 1.0 and lrc_merge(prob, narrow, hw) == 1.0
     off = hw.with_values(**{"l2.lrc_merge_128b": 1.0})
     assert l2_occupancy_bytes_per_stage(prob, plain, hw) == pytest.approx(
-        l2_occupancy_bytes_per_stage(prob, plain, off) / hw.l2.lrc_merge_128b)
+        l2_occupancy_bytes_per_stage(prob, plain, off) / lrc_merge(prob, plain, hw))
     assert l2_occupancy_bytes_per_stage(prob, mc, hw) == l2_occupancy_bytes_per_stage(prob, mc, off)
     # an L2-bound plain tile runs faster with the merge, a multicast one does not change
     fast, slow = predict(prob, plain, hw, clock="boost"), predict(prob, plain, off, clock="boost")

@@ -71,7 +71,7 @@ SM90_PARAMETERS = (
     Parameter("smem.write_port_share", 0.0, 1.0,
               why="sim/params.py: share of TMA landing bytes that take MMA operand-read cycles"),
     Parameter("l2.lrc_merge_128b", 1.0, 1.6,
-              why="sim/memory.py: requesters per L2 read the request coalescer merges (ncu of our GEMM: 1.07-1.53)"),
+              why="sim/memory.py: requesters per L2 read the request coalescer merges, a 4-stage ring (ncu: 1.07-1.53)"),
     Parameter("tma.pool_queue_share", 0.0, 1.0,
               why="sim/params.py: share of the loaded HBM queueing a byte holds its GPC's pool of TMA loads longer"),
 )

@@ -241,14 +241,25 @@ def operand_rows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> t
             row_bytes(b_ext, problem.b_elem_bytes, cfg.swizzle_b, hw))
 
 
+# The coalescer's merge against ring depth (l2.lrc_merge_per_stage): the ring depth l2.lrc_merge_128b is the merge of
+# (4 stages: half our calibration points), and the shallowest ring ncu measured (a 2-stage ring is held at it)
+LRC_REFERENCE_STAGES = 4
+LRC_MIN_STAGES = 3
+
+
 def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
-    """Requesters per L2 slice read that the L2 request coalescer merges, for this configuration's TMA loads."""
+    """Requesters per L2 slice read that the L2 request coalescer merges, for this configuration's TMA loads: the
+    mean merge of a LRC_REFERENCE_STAGES-stage ring, scaled as ncu's ratio falls with depth (a deeper ring lets the
+    CTAs that share a panel drift out of step: 1 + c / stages, c = l2.lrc_merge_per_stage)."""
     if cfg.multicast and cfg.cluster_size > 1:
         return 1.0
     ra, rb = operand_rows(problem, cfg, hw)
-    if min(ra, rb) < 128 or not hw.l2.lrc_merge_128b:
+    l2 = hw.l2
+    if min(ra, rb) < 128 or not l2.lrc_merge_128b:
         return 1.0
-    return hw.l2.lrc_merge_128b
+    c = l2.lrc_merge_per_stage or 0.0
+    law = (1 + c / max(cfg.stages, LRC_MIN_STAGES)) / (1 + c / LRC_REFERENCE_STAGES)
+    return max(1.0, l2.lrc_merge_128b * law)
 
 
 def edge_fractions(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:
