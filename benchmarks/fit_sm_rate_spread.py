@@ -29,7 +29,7 @@ from perfmodel.calibration.fit import _golden, load_split, rounded_value  # noqa
 from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.errors import PerfmodelError  # noqa: E402
 from perfmodel.prediction.predict import predict  # noqa: E402
-from perfmodel.sim.memory import traffic  # noqa: E402
+from perfmodel.sim.memory import progress_windows, traffic  # noqa: E402
 from perfmodel.sim.scheduler import make_schedule  # noqa: E402
 
 NCU = ["data/ncu/ksweep2/ksweep_ncu.jsonl", "data/ncu/ksweep3/ksweep_ncu.jsonl"]
@@ -82,7 +82,9 @@ def main() -> int:
         return sum(abs(x) for x in e) / len(e)
 
     now = hw.l2.sm_rate_spread or 0.0
-    print(f"{len(data)} ncu rows (calibration shapes, L2-bound under the k-window reuse)")
+    longest = max(progress_windows(p, c, hw, s, traffic(p, c, hw, s)) for p, c, s, _ in data)
+    print(f"{len(data)} ncu rows (calibration shapes, L2-bound under the k-window reuse); the longest run among them "
+          f"{longest:.1f} L2 windows (l2.drift_max_windows; file: {hw.l2.drift_max_windows})")
     print(f"  in step (spread 0): loss {loss(0.0):.3f}; the file's {now}: loss {loss(now):.3f}")
     spread, best = _golden(loss, *BOUNDS, now, loss(now), ITERS, False)
     e = errors(hw, data, spread)

@@ -163,6 +163,9 @@ class L2Section:
     # How fast the CTAs of an L2-bound kernel drift apart, in k-blocks per k-block of their run (sim/memory.drift_cohorts;
     # absent: they walk K in step): the spread of the SMs' progress rates when the L2 path sets their pace
     sm_rate_spread: float = _f(0, 2, optional=True)
+    # The longest run (L2 windows, sim/memory.progress_windows) among the ncu rows sm_rate_spread was fitted on: the
+    # drift's extra reads are held at that run's beyond it (absent: no limit)
+    drift_max_windows: float = _f(1, 1e6, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -190,3 +190,20 @@ def test_direct_stores_cost_a_request_per_row_piece_and_a_sector_slot_each():
     assert store_l2_lookups_per_tile(problem, tma, hw) == out / 128
     assert store_l2_bytes_per_tile(problem, direct, hw) == 2 * out       # a 16-byte piece takes a 32-byte sector's slot
     assert store_l2_bytes_per_tile(problem, tma, hw) == out              # whole lines at an aligned pitch
+
+
+def test_the_drift_law_is_held_at_the_longest_run_it_was_fitted_on():
+    """l2.drift_max_windows: a run longer than the ncu rows of the sm_rate_spread fit reads each K-slab no more often
+    than the longest of them did (no extrapolation of the fitted law)."""
+    from perfmodel.sim.memory import drift_cohorts, progress_windows
+    hw = load_hardware("h100-sxm")
+    problem = make_problem("2048x65536x16384", "bf16")              # a long run, in no dataset
+    cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    sched = make_schedule(problem, cfg, hw)
+    still = traffic(problem, cfg, hw, sched)
+    assert still.reuse == "k-window" and progress_windows(problem, cfg, hw, sched, still) > hw.l2.drift_max_windows
+    spread = hw.l2.sm_rate_spread
+    held = traffic(problem, cfg, hw, sched, spread)
+    assert held.drift_reads == pytest.approx(drift_cohorts(1.0, spread, hw.l2.drift_max_windows))
+    free = traffic(problem, cfg, hw.with_values(**{"l2.drift_max_windows": 1e6}), sched, spread)
+    assert free.drift_reads > held.drift_reads

@@ -371,7 +371,10 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
         (read_a, read_b), reuse = (_sampled_wave_reads(sched, cfg, pa, pb, l2),
                                    "wave-fit" if ws <= l2 else "k-window")
         if reuse == "k-window" and drift > 0:
-            cohorts = drift_cohorts(1.0, drift, _run_windows(sched.tiles_per_cta, k_iters, ws, l2))
+            run = _run_windows(sched.tiles_per_cta, k_iters, ws, l2)
+            if hw.l2.drift_max_windows:             # the law is known up to the longest run it was fitted on
+                run = min(run, hw.l2.drift_max_windows)
+            cohorts = drift_cohorts(1.0, drift, run)
             read_a, read_b = min(read_a * cohorts, l2_a * cta_stages), min(read_b * cohorts, l2_b * cta_stages)
     read = read_a + read_b
     return Traffic(hbm_read_bytes=read, hbm_write_bytes=write, l2_read_bytes_per_stage=l2_a + l2_b,
