@@ -241,8 +241,9 @@ def operand_rows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> t
             row_bytes(b_ext, problem.b_elem_bytes, cfg.swizzle_b, hw))
 
 
-# The coalescer's merge against ring depth (l2.lrc_merge_per_stage): the ring depth l2.lrc_merge_128b is the merge of
-# (4 stages: half our calibration points), and the shallowest ring ncu measured (a 2-stage ring is held at it)
+# The coalescer's merge against ring depth (l2.lrc_merge_per_stage): l2.lrc_merge_128b is the merge of a ring of
+# LRC_REFERENCE_STAGES stages (half our calibration points run 4), and LRC_MIN_STAGES is the shallowest ring ncu
+# measured (a 2-stage ring is held at its value)
 LRC_REFERENCE_STAGES = 4
 LRC_MIN_STAGES = 3
 

@@ -15,8 +15,8 @@ from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
 from .memory import (Traffic, gpc_inflight_bytes_per_stage, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage,
-                     store_l2_lookups_per_tile,
-                     multicast_factors, store_l2_bytes_per_tile, tma_bytes_per_clock, traffic)
+                     multicast_factors, store_l2_bytes_per_tile, store_l2_lookups_per_tile, tma_bytes_per_clock,
+                     traffic)
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
 
