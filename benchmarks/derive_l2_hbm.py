@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.hardware import load_hardware  # noqa: E402
 from perfmodel.microbench.derive import hbm_queue_ns  # noqa: E402
 
@@ -73,18 +74,29 @@ def run_info(name: str) -> dict:
     return {}
 
 
+def lrc_csvs() -> list[str]:
+    """The committed ncu CSVs that carry the coalescer's counters (data/ncu/ncu_*.csv, data/ncu/lrc/ncu_*.csv), as
+    names relative to data/ncu."""
+    return [str(f.relative_to(NCU)) for f in sorted(NCU.glob("ncu_*.csv")) + sorted((NCU / "lrc").glob("ncu_*.csv"))]
+
+
+def lrc_ratio(d: dict[str, float]) -> float:
+    """Sectors the SMs received (lrc__xbar2gpc_sectors_op_read) over sectors the L2 slices served
+    (lrc__lts2lrc_sectors_op_read) in one ncu run."""
+    return d["lrc__xbar2gpc_sectors_op_read.sum"] / d["lrc__lts2lrc_sectors_op_read.sum"]
+
+
 def lrc_table() -> None:
-    """The L2 request coalescer (LRC) in every committed ncu file: sectors the SMs received
-    (lrc__xbar2gpc_sectors_op_read) over sectors the L2 slices served it (lrc__lts2lrc_sectors_op_read). Above 1
-    the L2 read each of those sectors once for several SMs: multicast, and, without multicast, plain loads of the
-    same sectors by CTAs sharing a panel that the LRC merged. Not modelled (sim/memory.py charges the L2 every
-    received byte except multicast's): printed as evidence for the next model change."""
-    print("L2 request coalescing (ncu lrc__*: SM-received / L2-served read sectors; not modelled yet; data/ncu/ and "
-          "data/ncu/lrc/, with the timed run's TFLOP/s where one was taken)")
+    """The L2 request coalescer (LRC) in every committed ncu file: lrc_ratio. Above 1 the L2 read each of those
+    sectors once for several SMs: multicast, and, without multicast, plain loads of the same sectors by CTAs sharing
+    a panel that the LRC merged. The model divides the L2 occupancy of plain 128-byte-row loads by its merge
+    (sim/memory.lrc_merge: l2.lrc_merge_128b, falling with ring depth by l2.lrc_merge_per_stage, lrc_depth_law)."""
+    print("L2 request coalescing (ncu lrc__*: SM-received / L2-served read sectors; data/ncu/ and data/ncu/lrc/, with "
+          "the timed run's TFLOP/s where one was taken)")
     print(f"  {'file':<48} {'shape':<16} {'dtype':<5} {'tile':<11} {'st':>2} {'swz':>4} {'mc':>2} {'order':>5} "
           f"{'recv TB/s':>9} {'L2 TB/s':>8} {'ratio':>6} {'lts util':>8} {'TFLOP/s':>8}")
-    for f in sorted(NCU.glob("ncu_*.csv")) + sorted((NCU / "lrc").glob("ncu_*.csv")):
-        name = str(f.relative_to(NCU))
+    for name in lrc_csvs():
+        f = NCU / name
         d, info = ncu(name), run_info(name)
         k, t = info.get("kernel", {}), d["gpu__time_duration.sum"] * 1e-9
         recv, served = d["lrc__xbar2gpc_sectors_op_read.sum"] * 32, d["lrc__lts2lrc_sectors_op_read.sum"] * 32
@@ -95,7 +107,7 @@ def lrc_table() -> None:
         tflops = f"{json.loads(timed.read_text())['time']['tflops']:8.1f}" if timed.is_file() else f"{'-':>8}"
         print(f"  {name:<48} {shape:<16} {info.get('dtype', '?'):<5} {tile:<11} {k.get('stages', 0):>2} "
               f"{k.get('swizzle', ['?'])[0]:>4} {k.get('multicast', 0):>2} {order:>5} {recv / t / 1e12:9.2f} "
-              f"{served / t / 1e12:8.2f} {recv / served:6.2f} "
+              f"{served / t / 1e12:8.2f} {lrc_ratio(d):6.2f} "
               f"{d['lts__t_sectors_srcunit_tex.sum.pct_of_peak_sustained_elapsed']:7.0f}% {tflops}")
 
 
@@ -131,16 +143,15 @@ def lrc_depth_points() -> list[tuple[str, int, float]]:
     """(where, stages, SM-received / L2-served read sectors) of every committed H100 ncu run of our GEMM with plain
     loads of 128-byte box rows (no multicast, 128-byte swizzle, K-major 128-byte rows): the ncu CSVs of lrc_table and
     the ksweep_ncu.jsonl files of the ncu folders."""
-    from perfmodel.config import KernelConfig
     pts = []
-    for f in sorted(NCU.glob("ncu_*.csv")) + sorted((NCU / "lrc").glob("ncu_*.csv")):
-        name = str(f.relative_to(NCU))
+    for name in lrc_csvs():
         if "h200" in name:
             continue
-        d, info = ncu(name), run_info(name)
-        k, row_b = info.get("kernel", {}), info.get("kernel", {}).get("bk", 0) * (1 if info.get("dtype") == "e4m3" else 2)
+        info = run_info(name)
+        k = info.get("kernel", {})
+        row_b = k.get("bk", 0) * (1 if info.get("dtype") == "e4m3" else 2)
         if not k.get("multicast") and k.get("swizzle", [0])[0] == 128 and row_b == 128:
-            pts.append((name, k["stages"], d["lrc__xbar2gpc_sectors_op_read.sum"] / d["lrc__lts2lrc_sectors_op_read.sum"]))
+            pts.append((name, k["stages"], lrc_ratio(ncu(name))))
     for f in sorted(NCU.glob("**/*ncu*.jsonl")):
         if "h200" in str(f):
             continue
