@@ -111,8 +111,7 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     hbm_bytes = problem.min_hbm_bytes                     # each operand read once, the output written once
     hbm_bps = hw.hbm.bandwidth_bytes_per_s * hw.hbm.achievable_fraction
     # the L2's tag pipeline, a chip-wide server of its own in the simulator (lookups per second, the L2's clock)
-    tag_s = (ctas_k * (p.l2_tag_lookups_per_stage + p.l2_store_lookups_per_tile / p.k_iters) / hw.l2.tag_lookups_per_s
-             if hw.l2.tag_lookups_per_s else 0.0)
+    tag_s = ctas_k * p.l2_tag_lookups_per_k / hw.l2.tag_lookups_per_s if hw.l2.tag_lookups_per_s else 0.0
 
     def l2_bps(f: float) -> float:
         return l2_bytes_per_sm_clock(hw, f) * f

@@ -111,6 +111,11 @@ class SimParams:
         return self.l2_bytes_per_stage + self.l2_store_bytes_per_tile / self.k_iters
 
     @property
+    def l2_tag_lookups_per_k(self) -> float:
+        """The L2 tag lookups of one k-block over a tile: its loads' and its share of the tile's output stores'."""
+        return self.l2_tag_lookups_per_stage + self.l2_store_lookups_per_tile / self.k_iters
+
+    @property
     def steady_stage_cycles(self) -> float:
         """Per k-block cycles of the busiest resource in steady state inside a tile (its loads and MMAs; a tile's output
         stores, charged at its epilogue, are not in it)."""
