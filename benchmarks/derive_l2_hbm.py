@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT))
 from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.hardware import load_hardware  # noqa: E402
 from perfmodel.microbench.derive import hbm_queue_ns  # noqa: E402
+from perfmodel.sim.memory import LRC_MIN_STAGES  # noqa: E402
 
 MB = ROOT / "data" / "microbench"
 NCU = ROOT / "data" / "ncu"
@@ -139,19 +140,43 @@ def lrc_sweep() -> None:
         print(f"  {g:>7}  {cells[0]:<40}  {cells[1]}")
 
 
-def lrc_depth_points() -> list[tuple[str, int, float]]:
-    """(where, stages, SM-received / L2-served read sectors) of every committed H100 ncu run of our GEMM with plain
-    loads of 128-byte box rows (no multicast, 128-byte swizzle, K-major 128-byte rows): the ncu CSVs of lrc_table and
-    the ksweep_ncu.jsonl files of the ncu folders."""
+def run_traits(shape: tuple[int, int, int], cfg: KernelConfig, share: float | None = None) -> tuple:
+    """(share of the run's tiles that are the first of their CTA (all of them in one wave), A's share of the bytes the
+    SMs receive, whether A and B have co-running readers (sim/memory.lrc_sharers)), on the H100's schedule."""
+    from perfmodel.config import a_stage_bytes, b_stage_bytes
+    from perfmodel.problem import make_problem
+    from perfmodel.sim.memory import edge_fractions, lrc_sharers
+    from perfmodel.sim.scheduler import make_schedule
+    problem = make_problem(shape, "bf16")
+    if share is None:
+        sched = make_schedule(problem, cfg, load_hardware("h100-sxm"))
+        share = min(sched.n_tiles, sched.slots) / max(sched.n_tiles, 1)
+    oob_a, oob_b = edge_fractions(problem, cfg)          # zero-fill rows are not read
+    a, b = a_stage_bytes(problem, cfg) * (1 - oob_a), b_stage_bytes(problem, cfg) * (1 - oob_b)
+    return (share, a / (a + b), *lrc_sharers(problem, cfg))
+
+
+def lrc_depth_points(aligned: bool = True) -> list[tuple[str, int, float, tuple]]:
+    """(where, stages, SM-received / L2-served read sectors, run_traits) of every
+    committed H100 ncu run of our GEMM with plain loads of 128-byte box rows (no multicast, 128-byte swizzle, K-major
+    128-byte rows) at a 128-byte aligned row pitch (K x element bytes a multiple of 128: a pitch that is not splits
+    every box row into requests of two lines, which the coalescer sees otherwise; ``aligned=False`` keeps those runs
+    too): the ncu CSVs of lrc_table and the ksweep_ncu.jsonl files of the ncu folders."""
     pts = []
     for name in lrc_csvs():
         if "h200" in name:
             continue
         info = run_info(name)
         k = info.get("kernel", {})
-        row_b = k.get("bk", 0) * (1 if info.get("dtype") == "e4m3" else 2)
-        if not k.get("multicast") and k.get("swizzle", [0])[0] == 128 and row_b == 128:
-            pts.append((name, k["stages"], lrc_ratio(ncu(name))))
+        elem = 1 if info.get("dtype") == "e4m3" else 2
+        row_b = k.get("bk", 0) * elem
+        if (not k.get("multicast") and k.get("swizzle", [0])[0] == 128 and row_b == 128
+                and (not aligned or info["k"] * elem % 128 == 0)):
+            cfg = KernelConfig(tile_m=k["bm"], tile_n=k["bn"], tile_k=k["bk"], mma_m=64, mma_n=k["mma_n"], mma_k=16,
+                               stages=k["stages"], cluster_m=k["cluster"][0], cluster_n=k["cluster"][1])
+            share = min(k["tiles"], k["clusters_resident"]) / k["tiles"]     # the kernel's own schedule
+            pts.append((name, k["stages"], lrc_ratio(ncu(name)), run_traits((info["m"], info["n"], info["k"]), cfg,
+                                                                            share)))
     for f in sorted(NCU.glob("**/*ncu*.jsonl")):
         if "h200" in str(f):
             continue
@@ -162,26 +187,70 @@ def lrc_depth_points() -> list[tuple[str, int, float]]:
                 continue
             served = float(m["lrc__lts2lrc_sectors_op_read.sum"][0].replace(",", ""))
             cfg = KernelConfig.from_name(r["config_name"])
-            row_b = cfg.tile_k * (1 if r["dtype"] == "e4m3" else 2)
-            if served and not cfg.multicast and cfg.swizzle_a.value == "128" and row_b == 128:
+            elem = 1 if r["dtype"] == "e4m3" else 2
+            shape = tuple(int(x) for x in r["shape"].split("x"))
+            if (served and not cfg.multicast and cfg.swizzle_a.value == "128" and cfg.tile_k * elem == 128
+                    and (not aligned or shape[2] * elem % 128 == 0)):
                 recv = float(m["lrc__xbar2gpc_sectors_op_read.sum"][0].replace(",", ""))
-                pts.append((str(f.relative_to(NCU)), cfg.stages, recv / served))
+                pts.append((str(f.relative_to(NCU)), cfg.stages, recv / served, run_traits(shape, cfg)))
     return pts
 
 
+def lrc_merge_law(pts: list[tuple[str, int, float, tuple]], c: float, c_first: float) -> list[float]:
+    """A run's received / served under the law of sim/memory.lrc_merge: a CTA's later tiles at 1 + c / stages (stages
+    at least LRC_MIN_STAGES), its first tile's operands that other tiles read too at 1 + c_first / stages; the run's
+    ratio the bytes-weighted harmonic mean over its first and later tiles' operands."""
+    out = []
+    for _, s, _, (share, fa, shared_a, shared_b) in pts:
+        s = max(s, LRC_MIN_STAGES)
+        later, instep = 1 + c / s, 1 + c_first / s
+        first = fa / (instep if shared_a else later) + (1 - fa) / (instep if shared_b else later)
+        out.append(1.0 / (share * first + (1 - share) / later))
+    return out
+
+
+def fit_lrc_law(pts: list[tuple[str, int, float, tuple]]) -> tuple[float, float, float, float]:
+    """(c, c_first, one c for every tile, rms residuals of received / served with one c and with first tiles apart):
+    least squares of lrc_merge_law over ``pts`` (a grid refined to 0.001)."""
+    def sse(c, c1):
+        return sum((p - r) ** 2 for p, (_, _, r, _) in zip(lrc_merge_law(pts, c, c1), pts))
+    _, c, c1 = min((sse(c / 100, c1 / 100), c / 100, c1 / 100) for c in range(40, 160, 2) for c1 in range(40, 300, 4))
+    for step in (0.01, 0.001):                        # refine around the coarse optimum
+        _, c, c1 = min((sse(c + i * step, c1 + j * step), c + i * step, c1 + j * step)
+                       for i in range(-4, 5) for j in range(-8, 9))
+    one = sum((r - 1) / max(s, LRC_MIN_STAGES) for _, s, r, _ in pts) / sum(1 / max(s, LRC_MIN_STAGES) ** 2
+                                                                          for _, s, _, _ in pts)
+    rms_one, rms_two = ((sse(a, b) / len(pts)) ** 0.5 for a, b in ((one, one), (c, c1)))
+    return c, c1, one, rms_one, rms_two
+
+
 def lrc_depth_law() -> None:
-    """l2.lrc_merge_per_stage: the coalescer's merge falls with ring depth, (received / served) - 1 = c / stages, c by
-    least squares through the origin against 1 / stages over every plain 128-byte-row run (lrc_depth_points)."""
+    """l2.lrc_merge_per_stage and l2.lrc_merge_first_per_stage: the coalescer's merge falls with ring depth, and the
+    operands of the CTAs' first tiles (launched together, in step) that other tiles read too merge more:
+    (received / served) - 1 = c / stages for later tiles, c_first / stages for first tiles' shared operands; the pair
+    by least squares over every aligned plain 128-byte-row run (lrc_depth_points, fit_lrc_law)."""
+    hw = load_hardware("h100-sxm")
+    every = lrc_depth_points(aligned=False)
+    ec, ec1, eone, erms1, erms2 = fit_lrc_law(every)
     pts = lrc_depth_points()
-    c = sum((r - 1) / s for _, s, r in pts) / sum(1 / s ** 2 for _, s, _ in pts)
-    print(f"l2.lrc_merge_per_stage ((received / served) - 1 = c / stages, least squares over {len(pts)} H100 ncu runs of "
-          f"plain 128-byte-row loads): c = {c:.3f}; file: {load_hardware('h100-sxm').l2.lrc_merge_per_stage}")
-    by: dict[int, list[float]] = {}
-    for _, s, r in pts:
-        by.setdefault(s, []).append(r)
-    print("  stages  runs  median ratio  law 1 + c/stages")
-    for s in sorted(by):
-        print(f"  {s:>6}  {len(by[s]):>4}  {statistics.median(by[s]):12.3f}  {1 + c / s:16.3f}")
+    c, c1, one, rms1, rms2 = fit_lrc_law(pts)
+    print(f"l2.lrc_merge_per_stage / l2.lrc_merge_first_per_stage ((received / served) - 1 = c / stages for a CTA's later "
+          f"tiles, c_first / stages for its first tile's operands that other tiles read; least squares over {len(pts)} "
+          f"H100 ncu runs of plain 128-byte-row loads at an aligned pitch): c = {c:.3f}, c_first = {c1:.3f} "
+          f"(rms residual {rms2:.3f}; one c for every tile: {one:.3f}, rms {rms1:.3f}); files: "
+          f"{hw.l2.lrc_merge_per_stage} / {hw.l2.lrc_merge_first_per_stage}")
+    print(f"  with the {len(every) - len(pts)} runs at a misaligned pitch too ({len(every)}): c = {ec:.3f}, "
+          f"c_first = {ec1:.3f} (rms {erms2:.3f}; one c {eone:.3f}, rms {erms1:.3f})")
+    law1, law2 = lrc_merge_law(pts, one, one), lrc_merge_law(pts, c, c1)
+    print("  first-tile share  stages  runs  median ratio  law (one c)  law (first apart)")
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, (_, s, _, (share, *_)) in enumerate(pts):
+        cls = "1 (one wave)" if share >= 0.999 else ("0.25-1" if share >= 0.25 else "< 0.25")
+        groups.setdefault((cls, s), []).append(i)
+    for (cls, s), idx in sorted(groups.items()):
+        med = statistics.median(pts[i][2] for i in idx)
+        print(f"  {cls:<16} {s:>6}  {len(idx):>4}  {med:12.3f}  {statistics.median(law1[i] for i in idx):11.3f}  "
+              f"{statistics.median(law2[i] for i in idx):17.3f}")
 
 
 def main() -> None:

@@ -157,9 +157,11 @@ class L2Section:
     # The L2 request coalescer (sim/memory.lrc_merge; absent: 1): SM-received over slice-served read sectors of
     # TMA loads with 128-byte box rows and no multicast (ncu lrc__ counters of our GEMM), the model's merge of a ring
     # of memory.LRC_REFERENCE_STAGES stages; and how it falls with ring depth (absent: the same at every depth):
-    # ncu's (received / served) - 1 = lrc_merge_per_stage / stages
+    # ncu's (received / served) - 1 = lrc_merge_per_stage / stages; a CTA's first tile, which every CTA of the grid
+    # starts at launch in step with the others, merges as lrc_merge_first_per_stage / stages (absent: as its later tiles)
     lrc_merge_128b: float = _f(1, 8, optional=True)
     lrc_merge_per_stage: float = _f(0, 10, optional=True)
+    lrc_merge_first_per_stage: float = _f(0, 10, optional=True)
     # How fast the CTAs of an L2-bound kernel drift apart, in k-blocks per k-block of their run (sim/memory.drift_cohorts;
     # absent: they walk K in step): the spread of the SMs' progress rates when the L2 path sets their pace
     sm_rate_spread: float = _f(0, 2, optional=True)

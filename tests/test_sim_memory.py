@@ -108,21 +108,70 @@ def test_the_l2_request_coalescer_merges_plain_128_byte_row_loads_only():
     assert 1.0 < hw.l2.lrc_merge_128b < 1.53
     # the merge of a 4-stage ring, falling with depth as ncu's ratio does (1 + c / stages); 2 stages held at 3's
     c = hw.l2.lrc_merge_per_stage
-    at = {s: lrc_merge(prob, plain.replace(stages=s), hw) for s in (2, 3, 4, 5, 9)}
+    at = {s: lrc_merge(prob, plain.replace(stages=s), hw)[0] for s in (2, 3, 4, 5, 9)}
     assert at[4] == pytest.approx(hw.l2.lrc_merge_128b)
     assert at[5] == pytest.approx(hw.l2.lrc_merge_128b * (1 + c / 5) / (1 + c / 4))
     assert at[2] == at[3] > at[4] > at[5] > at[9] >= 1.0
-    assert lrc_merge(prob, plain, hw) == at[5]
-    assert lrc_merge(prob, mc, hw) == 1.0 and lrc_merge(prob, narrow, hw) == 1.0
+    assert lrc_merge(prob, plain, hw) == (at[5], at[5])         # the later tiles' merge: both operands alike
+    assert lrc_merge(prob, mc, hw) == (1.0, 1.0) and lrc_merge(prob, narrow, hw) == (1.0, 1.0)
     off = hw.with_values(**{"l2.lrc_merge_128b": 1.0})
     assert l2_occupancy_bytes_per_stage(prob, plain, hw) == pytest.approx(
-        l2_occupancy_bytes_per_stage(prob, plain, off) / lrc_merge(prob, plain, hw))
+        l2_occupancy_bytes_per_stage(prob, plain, off) / lrc_merge(prob, plain, hw)[0])
     assert l2_occupancy_bytes_per_stage(prob, mc, hw) == l2_occupancy_bytes_per_stage(prob, mc, off)
     # an L2-bound plain tile runs faster with the merge, a multicast one does not change
     fast, slow = predict(prob, plain, hw, clock="boost"), predict(prob, plain, off, clock="boost")
     assert slow.bottleneck.value == "l2" and fast.tflops > slow.tflops * 1.03
     assert predict(prob, mc, hw, clock="boost").tflops == pytest.approx(predict(prob, mc, off, clock="boost").tflops)
     assert load_hardware("b200").l2.lrc_merge_128b is None      # not measured there: no merge
+
+
+def test_a_ctas_first_tile_merges_its_shared_panels_in_step_with_the_grid():
+    """sim/memory.lrc_merge(first=True): every CTA starts its first tile at launch, in step with the others that read
+    the same panels, and the coalescer merges more of those reads (ncu, aligned 128-byte rows: received / served - 1 =
+    c_first / stages there, c / stages later, l2.lrc_merge_first_per_stage > l2.lrc_merge_per_stage); a panel no other
+    tile reads (one tile row: B; one tile column: A) has nobody to be in step with, and zero fill is no read."""
+    from perfmodel import load_hardware, make_problem
+    from perfmodel.config import KernelConfig
+    from perfmodel.sim.memory import edge_fractions, l2_occupancy_bytes_per_stage, lrc_merge, lrc_sharers
+    hw = load_hardware("h100-sxm")
+    c, c1 = hw.l2.lrc_merge_per_stage, hw.l2.lrc_merge_first_per_stage
+    assert 0 < c < c1
+    cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    wide, skinny = make_problem("256x8192x8192", "bf16"), make_problem("64x8192x8192", "bf16")
+    assert lrc_sharers(wide, cfg) == (True, True) and lrc_sharers(skinny, cfg) == (True, False)
+    later, first = lrc_merge(wide, cfg, hw), lrc_merge(wide, cfg, hw, first=True)
+    ratio = (1 + c1 / 6) / (1 + c / 6)
+    assert first == pytest.approx((later[0] * ratio, later[1] * ratio))
+    # the skinny grid's B panels: one tile row reads each, so B merges as in the later tiles
+    s_later, s_first = lrc_merge(skinny, cfg, hw), lrc_merge(skinny, cfg, hw, first=True)
+    assert s_first[0] == pytest.approx(s_later[0] * ratio) and s_first[1] == s_later[1]
+    assert l2_occupancy_bytes_per_stage(wide, cfg, hw, first=True) == pytest.approx(
+        l2_occupancy_bytes_per_stage(wide, cfg, hw) / ratio)
+    # the skinny tile's A box is half zero fill: only its rows in bounds merge more in the first tile
+    assert edge_fractions(skinny, cfg)[0] == 0.5
+    gain = l2_occupancy_bytes_per_stage(skinny, cfg, hw) - l2_occupancy_bytes_per_stage(skinny, cfg, hw, first=True)
+    a_in = 64 * 128 / hw.tma.l2_efficiency_128b if hw.tma.l2_efficiency_128b else 64 * 128
+    assert gain == pytest.approx(a_in * (1 / s_later[0] - 1 / s_first[0]), rel=0.05)
+    mc = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pm8_etma")
+    assert lrc_merge(wide, mc, hw, first=True) == (1.0, 1.0)
+
+
+def test_the_in_step_first_tile_runs_one_wave_l2_bound_grids_faster():
+    """A one-wave L2-bound grid (256x8192x8192, 128x128: ncu received / served 1.31-1.34 against 1.07-1.12 for the
+    same tile at 8192^3) is all first tiles: it runs faster with the in-step merge; a grid of many tiles per CTA gains
+    only its first tiles' share, and the window's later tiles keep the later merge's pace."""
+    from perfmodel import load_hardware, make_problem
+    from perfmodel.config import KernelConfig
+    from perfmodel.prediction.predict import predict
+    hw = load_hardware("h100-sxm")
+    off = hw.with_values(**{"l2.lrc_merge_first_per_stage": hw.l2.lrc_merge_per_stage})
+    cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    one = make_problem("256x8192x8192", "bf16")
+    fast, slow = predict(one, cfg, hw, clock=1400), predict(one, cfg, off, clock=1400)
+    assert fast.tflops > slow.tflops * 1.05
+    many = make_problem("8192x8192x8192", "bf16")
+    gain = predict(many, cfg, hw, clock=1400).tflops / predict(many, cfg, off, clock=1400).tflops - 1
+    assert 0 <= gain < (fast.tflops / slow.tflops - 1) / 4
 
 
 def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():

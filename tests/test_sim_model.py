@@ -94,8 +94,10 @@ def test_wave_tail_of_one_tile(persistent):
 def test_a_lone_tail_tile_gets_the_whole_memory_system():
     """Bound by the L2 share in a full wave (128x256 without multicast), the last wave's single tile has
     all of L2 to itself and runs at tensor-core speed: the tail costs less than a full wave. (Without the L2 request
-    coalescer's merge, l2.lrc_merge_128b = 1, so that the full wave is L2-bound at the sustained clock.)"""
-    plain = {"l2.lrc_merge_128b": 1.0}
+    coalescer's merge, l2.lrc_merge_128b = 1 and no in-step first tile, so that the full wave is L2-bound at the
+    sustained clock.)"""
+    c = load_hardware("h100-sxm").l2.lrc_merge_per_stage
+    plain = {"l2.lrc_merge_128b": 1.0, "l2.lrc_merge_first_per_stage": c}
     one_wave = pred("h100-sxm", "1536x2816x8192", hw_values=plain, tile=(128, 256, 64))
     tail = pred("h100-sxm", "896x4864x8192", hw_values=plain, tile=(128, 256, 64))
     assert one_wave.bottleneck.value == "l2" and one_wave.utilization["l2"] > 0.9
@@ -193,7 +195,9 @@ def test_extrapolation_matches_full_simulation_within_one_percent():
         for unit, u in full.utilization.items():
             assert window.utilization[unit] == pytest.approx(u, abs=0.02), unit
         n += _extrapolates(window)      # the adaptive window may grow to a whole small kernel
-    assert n >= 20
+    # (the 2-stage 128x128 ring's window grows to its whole K: its in-step first tile and its later tiles never settle
+    # at their own paces within the tolerance)
+    assert n >= 19
 
 
 # the worst cases of benchmarks/bench_extrapolation.py before the window was adaptive (2.6% to 5.2% off

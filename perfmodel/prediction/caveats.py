@@ -69,11 +69,12 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         out.append(Caveat(
             "l2-request-coalescing",
             "L2-bound with 128-byte box rows and no multicast: the L2 request coalescer serves CTAs that load the "
-            "same panel in step from one L2 read; the model counts its mean merge (l2.lrc_merge_128b), but the merge "
-            "moves with ring depth and tile order (ncu: the SMs received 1.07-1.53x the sectors the L2 served, "
-            "data/ncu/lrc), so such points scatter: on our H100 and H200 calibration data (long-K points aside: "
-            "long-k-drift) 5% (H100) / 7% (H200) off on average, 3% faster than predicted at every ring depth (the "
-            "merge falls with depth as ncu counts it, l2.lrc_merge_per_stage), 1 in 5 more than 10% off either way"))
+            "same panel in step from one L2 read; the model counts a merge that falls with ring depth and is larger in "
+            "a CTA's first tile, which the grid starts in step (l2.lrc_merge_128b, lrc_merge_per_stage, "
+            "lrc_merge_first_per_stage), but the merge also moves with tile order and sharing (ncu: the SMs received "
+            "1.01-2.18x the sectors the L2 served, data/ncu), so such points scatter: on our calibration data (long-K "
+            "points aside: long-k-drift) 4% (H100) / 6% (H200) off on average, within 1% on average at every ring "
+            "depth, 1 in 20 (H100) / 1 in 6 (H200) more than 10% off either way"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(

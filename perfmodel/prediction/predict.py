@@ -138,9 +138,10 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
 
     clock, res, inputs = simulate(0.0)
     spread = hw.l2.sm_rate_spread or 0.0
-    if (spread and fam.name == "ours" and not res.deadlock and res.bottleneck == "l2"
+    if (spread and fam.name == "ours" and not res.deadlock and res.details.get("later_bottleneck") == "l2"
             and inputs.traffic.reuse == "k-window"):
-        # L2-bound: the SMs' unequal L2 shares spread the CTAs apart, and the wave's reuse with them
+        # L2-bound (its later tiles: the first ones run in step with the grid): the SMs' unequal L2 shares spread the
+        # CTAs apart, and the wave's reuse with them
         # (sim/memory.drift_cohorts, l2.sm_rate_spread): simulated again with the traffic that leaves
         clock, res, inputs = simulate(spread)
     base = analytic_estimate(problem, cfg, hw, clock)

@@ -248,19 +248,33 @@ LRC_REFERENCE_STAGES = 4
 LRC_MIN_STAGES = 3
 
 
-def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
-    """Requesters per L2 slice read that the L2 request coalescer merges, for this configuration's TMA loads: the
-    mean merge of a LRC_REFERENCE_STAGES-stage ring, scaled as ncu's ratio falls with depth (a deeper ring lets the
-    CTAs that share a panel drift out of step: 1 + c / stages, c = l2.lrc_merge_per_stage)."""
+def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: bool = False) -> tuple[float, float]:
+    """(A's, B's) requesters per L2 slice read that the L2 request coalescer merges, for this configuration's TMA
+    loads: the mean merge of a LRC_REFERENCE_STAGES-stage ring, scaled as ncu's ratio falls with depth (a deeper ring
+    lets the CTAs that share a panel drift out of step: 1 + c / stages, c = l2.lrc_merge_per_stage). ``first``: a
+    CTA's first tile, which the whole grid starts at launch in step: an operand that other CTAs of the grid read too
+    (lrc_sharers) merges as 1 + c_first / stages (c_first = l2.lrc_merge_first_per_stage, absent: c), against the
+    same reference."""
     if cfg.multicast and cfg.cluster_size > 1:
-        return 1.0
+        return 1.0, 1.0
     ra, rb = operand_rows(problem, cfg, hw)
     l2 = hw.l2
     if min(ra, rb) < 128 or not l2.lrc_merge_128b:
-        return 1.0
+        return 1.0, 1.0
     c = l2.lrc_merge_per_stage or 0.0
-    law = (1 + c / max(cfg.stages, LRC_MIN_STAGES)) / (1 + c / LRC_REFERENCE_STAGES)
-    return max(1.0, l2.lrc_merge_128b * law)
+    c_first = (l2.lrc_merge_first_per_stage or c) if first else c
+    s = max(cfg.stages, LRC_MIN_STAGES)
+    ref = 1 + c / LRC_REFERENCE_STAGES
+    shared_a, shared_b = lrc_sharers(problem, cfg)
+    return tuple(max(1.0, l2.lrc_merge_128b * (1 + (c_first if shared else c) / s) / ref)
+                 for shared in (shared_a, shared_b))
+
+
+def lrc_sharers(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool]:
+    """(A, B): whether other tiles read the same panel (an A panel: another tile column; a B panel: another tile
+    row): a panel only one tile reads has nobody to be in step with."""
+    return (math.ceil(problem.n / (cfg.tile_n * cfg.cluster_n)) > 1 or cfg.cluster_n > 1,
+            math.ceil(problem.m / (cfg.tile_m * cfg.cluster_m)) > 1 or cfg.cluster_m > 1)
 
 
 def edge_fractions(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:
@@ -284,17 +298,26 @@ def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec)
 
 
 def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
-                                 tma: bool = True) -> float:
+                                 tma: bool = True, first: bool = False) -> float:
     """L2 bandwidth one CTA's stage occupies, in bytes at the full l2.bandwidth rate: each operand's L2
-    reads (after multicast) divided by the row-width efficiency of its boxes, plus (TMA loads) the extra
-    requests and sectors of box rows that a pitch not 128-byte aligned splits."""
+    reads (after multicast) divided by the row-width efficiency of its boxes and the coalescer's merge (``first``: of
+    a CTA's first tile, lrc_merge), plus (TMA loads) the extra requests and sectors of box rows that a pitch not
+    128-byte aligned splits."""
     mc_a, mc_b = multicast_factors(cfg)
     ra, rb = operand_rows(problem, cfg, hw)
     eff128 = hw.tma.l2_efficiency_128b
     za, zb = zero_fill_weights(problem, cfg, hw) if tma else (1.0, 1.0)   # a TMA box's zero fill (cp.async: masked)
-    base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw) * za
-            + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw) * zb
-            + scale_stage_bytes(problem, cfg) / eff128) / lrc_merge(problem, cfg, hw)
+    oob_a, oob_b = edge_fractions(problem, cfg)
+    merge_a, merge_b = lrc_merge(problem, cfg, hw, first)
+    steady_a, steady_b = lrc_merge(problem, cfg, hw) if first else (merge_a, merge_b)
+
+    def rows(z: float, oob: float, merge: float, steady: float) -> float:
+        # the rows in bounds at this tile's merge; the zero fill (no read: nothing for the grid's in-step start to
+        # merge) at the merge its tma.oob_l2_cost was measured against
+        return (1 - oob) / merge + (z - (1 - oob)) / steady
+    base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw) * rows(za, oob_a, merge_a, steady_a)
+            + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw) * rows(zb, oob_b, merge_b, steady_b)
+            + scale_stage_bytes(problem, cfg) / eff128 / min(merge_a, merge_b))
     if not tma:
         return base
     return base + sum(rows * misaligned_row_cost(w, p, st, hw)[0]

@@ -112,7 +112,16 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
         # which belong to the tile period D (measured between tiles), not to every k-block
         a, b = _vec(tr.snapshots[(0, ka)]), _vec(tr.snapshots[(0, kb)])
         per_k = [(y - x) / (kb - ka) for x, y in zip(a, b)]
-        per_k[0] = max(per_k[0], p.steady_stage_cycles)
+        per_k[0] = max(per_k[0], p.steady_first_stage_cycles)
+    per_k_later = per_k
+    if ext_k and kb > ka and p.first_in_step:
+        # the first tile ran in step with the grid (its own L2 occupancy): the later tiles' period as the window's last
+        # tile shows it, held between the first tile's and that scaled by their busiest resource's steady pace against
+        # the first tile's (the window's last k-blocks may still carry the previous tile's stores and HBM queue)
+        a, b = _vec(tr.snapshots[(n_sim - 1, ka)]), _vec(tr.snapshots[(n_sim - 1, kb)])
+        per_k_later = [(y - x) / (kb - ka) for x, y in zip(a, b)]
+        slower = p.steady_stage_cycles / p.steady_first_stage_cycles
+        per_k_later[0] = max(min(max(per_k_later[0], per_k[0]), per_k[0] * slower), p.steady_stage_cycles)
     per_tile = [0.0] * len(end)
     if ext_t:
         period = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
@@ -122,20 +131,27 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
     # busy time of every unit per k-block and per tile is exact (bytes / rate): only time and stalls
     # need the measured rates
     busy_k, busy_tile = _busy_per_k(p), _busy_per_tile(p)
-    per_k[1:7] = busy_k
     tags = 1 + COUNTER_NAMES.index("l2_tags")
+    if per_k_later is not per_k:
+        per_k_later[1:7] = busy_k
+        per_k_later[tags] = p.tag_cycles_per_stage
+    per_k[1:7] = _busy_per_k(p, first=True)
     per_k[tags] = p.tag_cycles_per_stage
     if ext_t:
         per_tile[1:7] = [k_sim * b + t for b, t in zip(busy_k, busy_tile)]
         per_tile[tags] = k_sim * per_k[tags] + p.tag_cycles_per_tile_stores
-    return [e + n_sim * ext_k * dk + ext_t * (dt + ext_k * dk) for e, dk, dt in zip(end, per_k, per_tile)]
+    # the first tile's K extension at its own period, the window's later tiles' and the tiles beyond it at theirs
+    return [e + ext_k * dk0 + (n_sim - 1) * ext_k * dk + ext_t * (dt + ext_k * dk)
+            for e, dk0, dk, dt in zip(end, per_k, per_k_later, per_tile)]
 
 
-def _busy_per_k(p: SimParams) -> list[float]:
-    """tensor-core math, SMEM, TMA, L2, HBM and epilogue busy cycles of one k-block (all issuers)."""
+def _busy_per_k(p: SimParams, first: bool = False) -> list[float]:
+    """tensor-core math, SMEM, TMA, L2, HBM and epilogue busy cycles of one k-block (all issuers; ``first``: a k-block
+    of the CTA's first tile)."""
     n = p.issuers * p.instr_per_stage
+    l2_b = p.first_l2_reserve_bytes if first else p.l2_bytes_per_stage
     return [n * p.instr_math_cycles, n * p.instr_smem_cycles, p.stage_smem_bytes / p.tma_bytes_per_clock,
-            p.l2_bytes_per_stage / p.l2_bytes_per_clock, p.hbm_bytes_per_stage / p.hbm_bytes_per_clock, 0.0]
+            l2_b / p.l2_bytes_per_clock, p.hbm_bytes_per_stage / p.hbm_bytes_per_clock, 0.0]
 
 
 def _busy_per_tile(p: SimParams) -> list[float]:
@@ -200,7 +216,8 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     stalls = {"full_barrier": vals["full_barrier"], "empty_barrier": vals["empty_barrier"],
               "epilogue": vals["epilogue_stall"]}
     details.update({"sim_tiles": n_sim, "sim_k_iters": k_sim, "sim_period": period, "sim_events": tr.events,
-                    "tail_cycles": tail[0]})
+                    "tail_cycles": tail[0], "later_bottleneck": _later_bottleneck(p, vals, util, stalls, total,
+                                                                                     sched.wave_efficiency)})
     details.update(chip_activity(p, sched, total))
     timeline = None
     if record_timeline:
@@ -209,6 +226,16 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     return ModelResult(cycles=total, bottleneck=_classify(util, stalls, total, sched.wave_efficiency, False),
                        utilization=util, stall_cycles=stalls, deadlock=False, reason="", details=details,
                        timeline=timeline)
+
+
+def _later_bottleneck(p: SimParams, vals: dict, util: dict, stalls: dict, total: float, wave_eff: float) -> str:
+    """The bottleneck of the kernel were its CTAs' first tiles (run in step with the grid) at the later tiles' L2
+    occupancy: the first tile's L2 busy cycles back at that occupancy, in the L2's busy time and in the total."""
+    if not p.first_in_step:
+        return _classify(util, stalls, total, wave_eff, False)
+    extra = max(p.l2_bytes_per_stage - p.first_l2_reserve_bytes, 0.0) / p.l2_bytes_per_clock * p.k_iters
+    u = dict(util, l2=min((max(vals["l2"] + extra, vals["l2_tags"])) / (total + extra), 1.0))
+    return _classify(u, stalls, total + extra, wave_eff, False)
 
 
 def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
@@ -255,6 +282,10 @@ def steady(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, perio
     if not k_ok:
         first = tr.snapshots[(0, kb)][0] - tr.snapshots[(0, ka)][0]
         later = tr.snapshots[(last, kb)][0] - tr.snapshots[(last, ka)][0]
+        if p.first_in_step:
+            # the first tile ran in step with the grid (its own L2 occupancy): each span against its own busiest
+            # resource's steady pace (a window that never agrees grows, to the whole K or the budget)
+            first, later = first / p.steady_first_stage_cycles, later / p.steady_stage_cycles
         k_ok = abs(later - first) <= STEADY_TOLERANCE * max(first, 1.0)
     if n_sim >= tiles:
         return k_ok, True
@@ -316,6 +347,7 @@ def tail_delta(p: SimParams, sched, k_sim: int, first_tile: SimTrace | None = No
     scale = sched.slots / in_tail                 # active SMs in a full wave / in the tail
     tail_p = dataclasses.replace(p, l2_bytes_per_clock=p.l2_bytes_per_clock * scale,
                                  l2_chip_bytes_per_clock=p.l2_chip_bytes_per_clock * scale,
+                                 l2_pool_stage_cycles=p.l2_pool_stage_cycles / scale,
                                  hbm_bytes_per_clock=p.hbm_bytes_per_clock * scale)
     return [t - f for t, f in zip(_one_tile(tail_p, k_sim), _one_tile(p, k_sim, first_tile))]
 

@@ -78,10 +78,14 @@ class SimParams:
     # the k-blocks in l2_bytes_per_stage
     l2_store_bytes_per_tile: float = 0.0
     l2_store_lookups_per_tile: float = 0.0   # and their L2 tag lookups, charged alike (0: in l2_tag_lookups_per_stage)
+    # a stage of the CTA's first tile: the grid starts it in step at launch, and the L2 request coalescer merges more of
+    # its reads (memory.lrc_merge first=True); 0: as l2_bytes_per_stage
+    l2_first_bytes_per_stage: float = 0.0
     gpc_stage_bytes: float = 0.0      # a stage's bytes in flight (its L2 reads) and the part that waits as long
     gpc_miss_bytes: float = 0.0       # as an HBM miss (gpu.gpc_inflight_bytes; memory.gpc_inflight_bytes_per_stage)
     gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
     l2_chip_bytes_per_clock: float = 0.0  # this SM's share of the chip's L2 bandwidth, the pool's limit aside (power)
+    l2_pool_stage_cycles: float = 0.0     # cycles a stage takes at the GPC in-flight pool's limit (0: no limit)
 
     @property
     def l2_share_gpc_bound(self) -> bool:
@@ -119,9 +123,36 @@ class SimParams:
     def steady_stage_cycles(self) -> float:
         """Per k-block cycles of the busiest resource in steady state inside a tile (its loads and MMAs; a tile's output
         stores, charged at its epilogue, are not in it)."""
+        return self._steady_cycles(self.l2_bytes_per_stage)
+
+    @property
+    def first_l2_bytes_per_stage(self) -> float:
+        """The L2 occupancy of a stage of the CTA's first tile (l2_first_bytes_per_stage, else the later tiles')."""
+        return self.l2_first_bytes_per_stage or self.l2_bytes_per_stage
+
+    @property
+    def first_in_step(self) -> bool:
+        """The first tile's stages occupy L2 differently from the later tiles' (extrapolate measures both)."""
+        return self.first_l2_bytes_per_stage != self.l2_bytes_per_stage
+
+    @property
+    def first_l2_reserve_bytes(self) -> float:
+        """What a stage of the first tile reserves on the SM's L2 server (rate l2_bytes_per_clock): its own occupancy at
+        the chip's L2 share, but never less than the GPC pool's time for a stage (the pool limits stages, not bytes)."""
+        if not self.first_in_step:
+            return self.l2_bytes_per_stage
+        chip = self.l2_chip_bytes_per_clock or self.l2_bytes_per_clock
+        return self.l2_bytes_per_clock * max(self.first_l2_bytes_per_stage / chip, self.l2_pool_stage_cycles)
+
+    @property
+    def steady_first_stage_cycles(self) -> float:
+        """steady_stage_cycles for the stages of the CTA's first tile."""
+        return self._steady_cycles(self.first_l2_reserve_bytes)
+
+    def _steady_cycles(self, l2_bytes_per_stage: float) -> float:
         return max(self.issuers * self.instr_per_stage * self.instr_cycles,
                    self.stage_smem_bytes / self.tma_bytes_per_clock,
-                   self.l2_bytes_per_stage / self.l2_bytes_per_clock,
+                   l2_bytes_per_stage / self.l2_bytes_per_clock,
                    self.hbm_bytes_per_stage / self.hbm_bytes_per_clock,
                    self.tag_cycles_per_stage,
                    self.wait_cycles + self.tma_issue_cycles)
@@ -273,6 +304,7 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_
     l2 = chip = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
     hbm_share = hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms
     total, miss = gpc_bytes
+    pool_cycles = 0.0
     if crowd and total > 0 and l2_bytes_per_stage > 0:
         miss_c, queue_c = _hbm_latency(hw, clock_hz)
         held = total * hw.tma.latency_cycles + miss * miss_c   # byte-cycles a stage
@@ -282,7 +314,8 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_
             rate = _loaded_pool_rate(hw.gpu.gpc_inflight_bytes / crowd, held, miss * queue_c * share,
                                      hbm_bytes_per_stage / hbm_share)
         l2 = min(l2, rate * l2_bytes_per_stage)
-    return {"l2_bytes_per_clock": l2, "l2_chip_bytes_per_clock": chip,
+        pool_cycles = 1.0 / rate
+    return {"l2_bytes_per_clock": l2, "l2_chip_bytes_per_clock": chip, "l2_pool_stage_cycles": pool_cycles,
             "hbm_bytes_per_clock": hbm_share,
             "l2_tag_lookups_per_clock": (hw.l2.tag_lookups_per_s or 0.0) / clock_hz / sched.active_sms}
 
@@ -350,6 +383,10 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     # issues them (after the mainloop, as the tile probes time it); sm_100a, whose epilogue overlaps the next
     # mainloop, spreads them over the tile's k-blocks
     load_occ = c * l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async)
+    # the first tile's loads in step with the grid's (a non-persistent grid's later waves start staggered: the model
+    # repeats its one simulated tile, so they all take the later tiles' merge)
+    first_occ = (c * l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async, first=True)
+                 if sch.persistent or sched.waves == 1 else load_occ)
     store_occ = c * store_l2_bytes_per_tile(problem, cfg, hw)
     store_lookups = store_l2_lookups_per_tile(problem, cfg, hw)
     l2_occ = load_occ + store_occ / k_iters
@@ -372,6 +409,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         # write-back is carried by the k-blocks
         l2_bytes_per_stage=l2_occ if sm100 else load_occ,
         l2_store_bytes_per_tile=0.0 if sm100 else store_occ,
+        l2_first_bytes_per_stage=first_occ + (store_occ / k_iters if sm100 else 0.0),
         l2_moved_bytes_per_stage=c * (traf.l2_read_bytes_per_stage + out_bytes / k_iters),
         l2_tag_lookups_per_stage=0.0 if cp_async else c * (l2_tag_lookups_per_stage(problem, cfg, hw, traf)
                                                             + (store_lookups / k_iters if sm100 else 0.0)),

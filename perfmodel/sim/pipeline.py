@@ -163,6 +163,7 @@ class SmSim:
         empty, full_bars, k_iters = self.empty, self.full, self.k_iters
         wait, issue = p.wait_cycles, p.tma_issue_cycles
         l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
+        l2_first = p.first_l2_reserve_bytes                # the first tile's stages (in step with the grid)
         for it in range(self._it, self.n_tiles * k_iters):
             s = it % S
             bar = empty[s]
@@ -179,7 +180,7 @@ class SmSim:
                 if keep:
                     rec.span("TMA producer", f"wait {bar.name}", free, done, "wait_empty")
             t_req = start + wait + issue
-            land = l2.reserve(t_req, l2_b)
+            land = l2.reserve(t_req, l2_first if it <= last_first else l2_b)
             h = hbm.reserve(t_req, hbm_b)
             if h > land:
                 land = h
