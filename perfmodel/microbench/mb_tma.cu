@@ -13,9 +13,10 @@
 //    private A boxes issued before or after B (tma_skinny_order); (--skinny-oob) A boxes partly or mostly beyond the
 //    matrix edge in rings shaped as our x128 tiles (tma_skinny_oob);
 //  - (--gpc-probe) the SMs a grid lands on, the SMs that share a GPC (clusters of 2..16), and the skinny ring on
-//    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring).
+//    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring); (--gpc-wide) the
+//    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
-//        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe]
+//        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide]
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -29,6 +30,7 @@ static bool g_skinny_private = false; // only tma_skinny_private
 static bool g_skinny_order = false; // only tma_skinny_order
 static bool g_skinny_oob = false;   // only tma_skinny_oob
 static bool g_gpc_probe = false;    // only --gpc-probe
+static bool g_gpc_wide = false;     // only --gpc-wide
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -1076,6 +1078,31 @@ static void bench_gpc_probe(Ctx& c) {
   }
 }
 
+// --gpc-wide: the skinny ring with 64x256 tiles' boxes (a 256-row B box, 32 KB; 5 stages) against the 128-row ring of
+// --gpc-probe on 8, 12 and 16 SMs of one GPC and spread over the GPCs: is a GPC's pool of in-flight loads a number of
+// bytes (the wide boxes then take as long a k-block per byte) or of boxes / requests (they move more bytes a cycle)?
+static void bench_gpc_wide(Ctx& c) {
+  const int smem = smid_probe_smem();
+  std::vector<std::vector<int>> gpcs = gpc_groups(smem, true);
+  if (gpcs.size() < 2) return;
+  const SkinnyRing rings[] = {{0, 128, 6, 0}, {0, 256, 5, 0}, {128, 128, 6, 0, 64}, {64, 256, 5, 0, 64},
+                              {0, 256, 3, 0}};
+  const size_t per = gpcs[0].size();
+  for (int n : {8, 12, 16}) {
+    if ((size_t)n > per) continue;
+    const auto [one, spread] = gpc_placements(gpcs, n);
+    for (const SkinnyRing& k : rings) {
+      for (int placed = 0; placed < 2; ++placed) {
+        const std::vector<int>& set = placed ? spread : one;
+        Rec rec("tma_gpc_wide");
+        rec.str("placement", placed ? "spread over GPCs" : "one GPC").str("sms", join_ints(set, ',').c_str())
+            .num("a_box_rows", k.rows_a).num("b_box_rows", k.rows_b).str("b_source", "hbm");
+        skinny_fields(rec, k, n, skinny_ring(c, k, n, 5, &set)).emit();
+      }
+    }
+  }
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -1214,8 +1241,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--skinny-order")) g_skinny_order = true;
     else if (!strcmp(argv[i], "--skinny-oob")) g_skinny_oob = true;
     else if (!strcmp(argv[i], "--gpc-probe")) g_gpc_probe = true;
+    else if (!strcmp(argv[i], "--gpc-wide")) g_gpc_wide = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1242,6 +1270,7 @@ int main(int argc, char** argv) {
   if (g_skinny_order) { bench_skinny_order(c); return 0; }
   if (g_skinny_oob) { bench_skinny_oob(c); return 0; }
   if (g_gpc_probe) { bench_gpc_probe(c); return 0; }
+  if (g_gpc_wide) { bench_gpc_wide(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
