@@ -61,8 +61,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "sim/memory.progress_windows): the CTAs sharing a panel drift apart as they run (per-CTA probe: by 0.1-0.2 "
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
             "fitted on ncu's HBM bytes within 11% on average). What decides how far a configuration's CTAs spread is not "
-            "modelled (128x128 at 4 stages stays in step). Such points measured 1% faster (H100) / 9% slower (H200) than "
-            "predicted on average, 14% / 44% of them more than 10% off, from 23% faster to 29% slower (calibration "
+            "modelled (128x128 at 4 stages stays in step). Such points measured 1% faster (H100) / 10% slower (H200) than "
+            "predicted on average, 19% / 54% of them more than 10% off, from 23% faster to 30% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
@@ -79,7 +79,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
             "narrow-64-byte-rows",
-            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 1% (H100) and 6% (H200) "
+            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 2% (H100) and 6% (H200) "
             "slower than predicted on the calibration half, up to 19%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
@@ -90,15 +90,15 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 3% (H100) and 7% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 35%, and +1% (H100) / 0% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                head + "such tiles measured 2% (H100) and 5% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 36%, and 0% (H100) / -3% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, held longer under HBM load: "
                 "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
                 "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such small grids measured 2% (H100) and 3% (H200) faster than predicted on average, up to 8% "
+                head + "such small grids measured 3% (H100) and 4% (H200) faster than predicted on average, up to 8% "
                 "(calibration half, at the in-kernel clock the model takes for tensor kernels, clock.tensor_max_hz): "
                 "the model holds their rings of half-empty tiles slower than they run (docs/model.md)"))
     return tuple(out)
