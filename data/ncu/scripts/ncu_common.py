@@ -1,0 +1,38 @@
+"""Shared by the device scripts that read our GEMM under ncu (2026-11-26, eleventh session; the earlier scripts,
+ksweep_ncu.py, store_ncu.py and tile_probe.py, keep their own copies as the records of what ran): find ncu, run one
+launch of a harness binary under it, parse its --csv --page raw output."""
+import csv
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+
+def find_ncu():
+    return shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin/ncu"))), None)
+
+
+def parse(text: str, wanted=None) -> dict:
+    """{metric: [value, unit]} from ncu's --csv --page raw output (header, units, one row): the ``wanted`` metrics, or
+    every column."""
+    rows = [r for r in csv.reader(io.StringIO(text[text.find('"ID"'):])) if r]
+    if len(rows) < 3:
+        return {}
+    hdr, units, vals = rows[0], rows[1], rows[-1]
+    return {h: [v, u] for h, u, v in zip(hdr, units, vals) if wanted is None or h in wanted}
+
+
+def run(ncu, binary: str, shape: str, ncu_args: list, timeout: int = 180) -> tuple[dict, int, str]:
+    """(metrics, return code, error text) of the third launch of ``binary`` on ``shape`` under ncu."""
+    m, n, k = shape.split("x")
+    cmd = [str(ncu), "--clock-control", "none", "--kernel-name", "regex:gemm_kernel", "--launch-skip", "2",
+           "--launch-count", "1", *ncu_args, "--csv", "--page", "raw", binary, m, n, k, "--seed", "1",
+           "--warmup-ms", "0", "--min-ms", "0", "--min-reps", "2", "--max-reps", "2", "--rounds", "1", "--cublas", "0",
+           "--check", "0"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        return {}, -1, str(e)[:400]
+    metrics = parse(r.stdout)
+    err = "" if r.returncode == 0 and metrics else (r.stderr or r.stdout)[-600:]
+    return metrics, r.returncode, err
