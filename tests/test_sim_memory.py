@@ -125,6 +125,26 @@ def test_the_l2_request_coalescer_merges_plain_128_byte_row_loads_only():
     assert load_hardware("b200").l2.lrc_merge_128b is None      # not measured there: no merge
 
 
+def test_a_multicast_box_is_as_slow_as_its_slice_with_the_most_zero_fill():
+    """sim/memory.edge_fractions: a multicast operand's box is split among the cluster's CTAs and a stage waits for
+    every slice, so the zero fill of the slice that holds the most of it sets the pace (the low-fill probe,
+    data/measurements/h100_oob_probe.jsonl: 256x128 multicast 1x2 at M = 128, one CTA's 128-row slice all zero fill,
+    runs 33% longer than at M = 192, each slice at most half zero fill). Without multicast: the tile's padding."""
+    from perfmodel import make_problem
+    from perfmodel.config import KernelConfig
+    from perfmodel.sim.memory import edge_fractions
+    plain = KernelConfig.from_name("256x128x64_i64x128x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma")
+    mc = KernelConfig.from_name("256x128x64_i64x128x16_cg1_cl1x2_mc1_s4_sw128-128_wg2_acc1_pm8_etma")
+    for m, pad, worst in ((256, 0.0, 0.0), (192, 0.25, 0.5), (128, 0.5, 1.0), (64, 0.75, 1.0)):
+        p = make_problem(f"{m}x14336x3072", "bf16")
+        assert edge_fractions(p, plain) == (pytest.approx(pad), 0.0)
+        assert edge_fractions(p, mc) == (pytest.approx(worst), 0.0)
+    # over several tile rows only the last one pads: 640 rows = 2.5 tiles of 256; the last tile's second slice is empty
+    p = make_problem("640x14336x3072", "bf16")
+    assert edge_fractions(p, plain)[0] == pytest.approx(1 - 640 / 768)
+    assert edge_fractions(p, mc)[0] == pytest.approx(128 / (128 * 3))
+
+
 def test_a_ctas_first_tile_merges_its_shared_panels_in_step_with_the_grid():
     """sim/memory.lrc_merge(first=True): every CTA starts its first tile at launch, in step with the others that read
     the same panels, and the coalescer merges more of those reads (ncu, aligned 128-byte rows: received / served - 1 =

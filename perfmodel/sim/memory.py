@@ -278,10 +278,24 @@ def lrc_sharers(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool]:
 
 
 def edge_fractions(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:
-    """The shares of A's and of B's tile rows that lie beyond the matrix edge (zero fill), over all tiles: the padding
-    of M (N) up to a whole number of tiles, over that padded extent."""
-    return (1 - problem.m / (math.ceil(problem.m / cfg.tile_m) * cfg.tile_m),
-            1 - problem.n / (math.ceil(problem.n / cfg.tile_n) * cfg.tile_n))
+    """The shares of A's and of B's box rows that lie beyond the matrix edge (zero fill), over all tiles, for the CTA
+    that loads the most of them: the padding of M (N) up to a whole number of tiles, over that padded extent. A
+    multicast operand's box is split among the cluster's CTAs (each loads its slice of the tile's rows and multicasts
+    it), and a stage waits for every slice: the slice with the most zero fill sets the pace (the low-fill probe,
+    data/measurements/h100_oob_probe.jsonl: 256x128 tiles multicast 1x2 at M = 128, one CTA's 128-row slice all zero
+    fill, run 33% longer than at M = 192, where each slice is at most half zero fill)."""
+    mc_a, mc_b = multicast_factors(cfg)
+    return _worst_slice_padding(problem.m, cfg.tile_m, mc_a), _worst_slice_padding(problem.n, cfg.tile_n, mc_b)
+
+
+def _worst_slice_padding(extent: int, tile: int, slices: int) -> float:
+    """Rows beyond ``extent`` in the fullest-of-padding of ``slices`` equal slices of the last tile, over the slice's
+    rows in all tiles (one slice: the padding over the padded extent)."""
+    tiles = math.ceil(extent / tile)
+    rows = tile / slices
+    in_last = extent - (tiles - 1) * tile
+    worst = max(rows - min(max(in_last - j * rows, 0.0), rows) for j in range(slices))
+    return worst / (rows * tiles)
 
 
 def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float]:
