@@ -149,7 +149,7 @@ def _busy_per_k(p: SimParams, first: bool = False) -> list[float]:
     """tensor-core math, SMEM, TMA, L2, HBM and epilogue busy cycles of one k-block (all issuers; ``first``: a k-block
     of the CTA's first tile)."""
     n = p.issuers * p.instr_per_stage
-    l2_b = p.first_l2_reserve_bytes if first else p.l2_bytes_per_stage
+    l2_b = p.first_tile_l2_reserve_bytes if first else p.l2_bytes_per_stage
     return [n * p.instr_math_cycles, n * p.instr_smem_cycles, p.stage_smem_bytes / p.tma_bytes_per_clock,
             l2_b / p.l2_bytes_per_clock, p.hbm_bytes_per_stage / p.hbm_bytes_per_clock, 0.0]
 
@@ -233,7 +233,7 @@ def _later_bottleneck(p: SimParams, vals: dict, util: dict, stalls: dict, total:
     occupancy: the first tile's L2 busy cycles back at that occupancy, in the L2's busy time and in the total."""
     if not p.first_in_step:
         return _classify(util, stalls, total, wave_eff, False)
-    extra = max(p.l2_bytes_per_stage - p.first_l2_reserve_bytes, 0.0) / p.l2_bytes_per_clock * p.k_iters
+    extra = max(p.l2_bytes_per_stage - p.first_tile_l2_reserve_bytes, 0.0) / p.l2_bytes_per_clock * p.k_iters
     u = dict(util, l2=min((max(vals["l2"] + extra, vals["l2_tags"])) / (total + extra), 1.0))
     return _classify(u, stalls, total + extra, wave_eff, False)
 

@@ -126,28 +126,28 @@ class SimParams:
         return self._steady_cycles(self.l2_bytes_per_stage)
 
     @property
-    def first_l2_bytes_per_stage(self) -> float:
+    def first_tile_l2_bytes(self) -> float:
         """The L2 occupancy of a stage of the CTA's first tile (l2_first_bytes_per_stage, else the later tiles')."""
         return self.l2_first_bytes_per_stage or self.l2_bytes_per_stage
 
     @property
     def first_in_step(self) -> bool:
         """The first tile's stages occupy L2 differently from the later tiles' (extrapolate measures both)."""
-        return self.first_l2_bytes_per_stage != self.l2_bytes_per_stage
+        return self.first_tile_l2_bytes != self.l2_bytes_per_stage
 
     @property
-    def first_l2_reserve_bytes(self) -> float:
+    def first_tile_l2_reserve_bytes(self) -> float:
         """What a stage of the first tile reserves on the SM's L2 server (rate l2_bytes_per_clock): its own occupancy at
         the chip's L2 share, but never less than the GPC pool's time for a stage (the pool limits stages, not bytes)."""
         if not self.first_in_step:
             return self.l2_bytes_per_stage
         chip = self.l2_chip_bytes_per_clock or self.l2_bytes_per_clock
-        return self.l2_bytes_per_clock * max(self.first_l2_bytes_per_stage / chip, self.l2_pool_stage_cycles)
+        return self.l2_bytes_per_clock * max(self.first_tile_l2_bytes / chip, self.l2_pool_stage_cycles)
 
     @property
     def steady_first_stage_cycles(self) -> float:
         """steady_stage_cycles for the stages of the CTA's first tile."""
-        return self._steady_cycles(self.first_l2_reserve_bytes)
+        return self._steady_cycles(self.first_tile_l2_reserve_bytes)
 
     def _steady_cycles(self, l2_bytes_per_stage: float) -> float:
         return max(self.issuers * self.instr_per_stage * self.instr_cycles,

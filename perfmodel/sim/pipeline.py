@@ -163,7 +163,7 @@ class SmSim:
         empty, full_bars, k_iters = self.empty, self.full, self.k_iters
         wait, issue = p.wait_cycles, p.tma_issue_cycles
         l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
-        l2_first = p.first_l2_reserve_bytes                # the first tile's stages (in step with the grid)
+        l2_first = p.first_tile_l2_reserve_bytes      # the first tile's stages (in step with the grid)
         for it in range(self._it, self.n_tiles * k_iters):
             s = it % S
             bar = empty[s]
