@@ -1,6 +1,7 @@
 """Accuracy of the Triton families against the committed Triton datasets (data/triton/*.jsonl).
 
     python3 benchmarks/bench_triton.py [--split calibration|held_out|all] [--file data/triton/h100_triton.jsonl]
+        [--by-knob]
 
 Per family and shape: Spearman of predicted vs measured time over the configs, the predicted top-1's measured
 time over the measured best (regret), whether the measured best is in the predicted top-8, MAPE and bias;
@@ -67,6 +68,23 @@ def per_shape(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+KNOBS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages")
+
+
+def by_knob(df: pd.DataFrame) -> str:
+    """Per family and knob value: points, mean error (predicted / measured time - 1: above 0 the model is too slow) and
+    mean absolute error, over the valid rows the model predicts."""
+    fin = df[df.valid & df.pred_s.apply(math.isfinite)].copy()
+    fin["err"] = fin.pred_s / fin.time_median_s - 1
+    lines = []
+    for fam, g in fin.groupby("family"):
+        for knob in KNOBS:
+            cells = [f"{v}: {len(h)} pts, bias {h.err.mean():+.1%}, MAPE {h.err.abs().mean():.1%}"
+                     for v, h in g.groupby(knob)]
+            lines.append(f"  {fam} by {knob:<10} " + "; ".join(cells))
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", choices=["calibration", "held_out", "all"], default="calibration")
@@ -74,10 +92,13 @@ def main() -> int:
     ap.add_argument("--clock", default="sustained", metavar="boost|short|sustained|MHZ",
                     help="the clock regime of the predictions (default sustained: 100 ms do_bench loops run back "
                          "to back)")
+    ap.add_argument("--by-knob", action="store_true",
+                    help="also the error by BLOCK_M, BLOCK_N, BLOCK_K, num_warps and num_stages (where it sits)")
     args = ap.parse_args()
     for f, head, gpu, df in split_datasets("configs/splits/triton.toml", "data/triton/*_triton.jsonl", args.split,
                                            args.file):
-        res = per_shape(predicted(df, gpu, args.clock))
+        pred = predicted(df, gpu, args.clock)
+        res = per_shape(pred)
         pd.set_option("display.width", 200)
         print(f"\n{f.relative_to(ROOT)} ({head['gpu_name']}, Triton {head['triton']}), split: {args.split}, "
               f"clock: {args.clock}" + (f" {load_hardware(gpu).tensor_max_clock_hz / 1e6:.0f} MHz" if args.clock == "boost"
@@ -88,6 +109,8 @@ def main() -> int:
                   f"median {g.top1_regret.median() * 100:.1f}% (max {g.top1_regret.max() * 100:.1f}%), measured best "
                   f"in predicted top-8 on {int(g.best_in_top8.sum())}/{len(g)} shapes (top-8 gap max "
                   f"{g.top8_gap.max() * 100:.1f}%), MAPE {g.mape.median() * 100:.1f}%")
+        if args.by_knob:
+            print(by_knob(pred))
     return 0
 
 
