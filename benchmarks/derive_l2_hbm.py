@@ -141,8 +141,8 @@ def lrc_sweep() -> None:
 
 
 def run_traits(shape: tuple[int, int, int], cfg: KernelConfig, share: float | None = None) -> tuple:
-    """(share of the run's tiles that are the first of their CTA (all of them in one wave), A's share of the bytes the
-    SMs receive, whether A and B have co-running readers (sim/memory.lrc_sharers)), on the H100's schedule."""
+    """(share of the run's tiles that are the first of their CTA (all of them in one wave), A's share of the bytes in
+    bounds, whether A and B have co-running readers (sim/memory.lrc_sharers)), on the H100's schedule."""
     from perfmodel.config import a_stage_bytes, b_stage_bytes
     from perfmodel.problem import make_problem
     from perfmodel.sim.memory import edge_fractions, lrc_sharers
@@ -156,29 +156,44 @@ def run_traits(shape: tuple[int, int, int], cfg: KernelConfig, share: float | No
     return (share, a / (a + b), *lrc_sharers(problem, cfg))
 
 
-def lrc_depth_points(aligned: bool = True) -> list[tuple[str, int, float, tuple]]:
+def zero_fill_share(shape: tuple[int, int, int], cfg: KernelConfig) -> float:
+    """The share of the sectors the SMs receive that are zero fill: every box row is delivered, in bounds or not, and
+    the L2 slices serve fewer the more of a box is zero fill (the low-fill probe, data/ncu/oob_probe: the same 8.26 M
+    sectors received at every M, 6.34 / 5.45 / 4.76 M served at M = 256 / 128 / 64)."""
+    from perfmodel.config import a_stage_bytes, b_stage_bytes
+    from perfmodel.problem import make_problem
+    from perfmodel.sim.memory import edge_fractions
+    problem = make_problem(shape, "bf16")
+    oob_a, oob_b = edge_fractions(problem, cfg)
+    a, b = a_stage_bytes(problem, cfg), b_stage_bytes(problem, cfg)
+    return (a * oob_a + b * oob_b) / (a + b)
+
+
+def lrc_depth_points(gpu: str = "h100") -> list[tuple[str, int, float, tuple]]:
     """(where, stages, SM-received / L2-served read sectors, run_traits) of every
     committed H100 ncu run of our GEMM with plain loads of 128-byte box rows (no multicast, 128-byte swizzle, K-major
     128-byte rows) at a 128-byte aligned row pitch (K x element bytes a multiple of 128: a pitch that is not splits
-    every box row into requests of two lines, which the coalescer sees otherwise; ``aligned=False`` keeps those runs
-    too): the ncu CSVs of lrc_table and the ksweep_ncu.jsonl files of the ncu folders."""
+    every box row into requests of two lines, which the coalescer sees otherwise) whose boxes hold no zero fill (zero_fill_share: zero-fill rows are delivered to the SMs without the L2 serving
+    them in full, so they would count as merges): the ncu CSVs of lrc_table and the ksweep_ncu.jsonl files of the ncu
+    folders (``gpu`` "h200": the H200's runs instead)."""
     pts = []
     for name in lrc_csvs():
-        if "h200" in name:
+        if ("h200" in name) != (gpu == "h200"):
             continue
         info = run_info(name)
         k = info.get("kernel", {})
         elem = 1 if info.get("dtype") == "e4m3" else 2
         row_b = k.get("bk", 0) * elem
         if (not k.get("multicast") and k.get("swizzle", [0])[0] == 128 and row_b == 128
-                and (not aligned or info["k"] * elem % 128 == 0)):
+                and info["k"] * elem % 128 == 0):
             cfg = KernelConfig(tile_m=k["bm"], tile_n=k["bn"], tile_k=k["bk"], mma_m=64, mma_n=k["mma_n"], mma_k=16,
                                stages=k["stages"], cluster_m=k["cluster"][0], cluster_n=k["cluster"][1])
             share = min(k["tiles"], k["clusters_resident"]) / k["tiles"]     # the kernel's own schedule
-            pts.append((name, k["stages"], lrc_ratio(ncu(name)), run_traits((info["m"], info["n"], info["k"]), cfg,
-                                                                            share)))
+            shape = (info["m"], info["n"], info["k"])
+            if not zero_fill_share(shape, cfg):
+                pts.append((name, k["stages"], lrc_ratio(ncu(name)), run_traits(shape, cfg, share)))
     for f in sorted(NCU.glob("**/*ncu*.jsonl")):
-        if "h200" in str(f):
+        if ("h200" in str(f)) != (gpu == "h200"):
             continue
         for line in f.read_text().splitlines():
             r = json.loads(line)
@@ -190,22 +205,25 @@ def lrc_depth_points(aligned: bool = True) -> list[tuple[str, int, float, tuple]
             elem = 1 if r["dtype"] == "e4m3" else 2
             shape = tuple(int(x) for x in r["shape"].split("x"))
             if (served and not cfg.multicast and cfg.swizzle_a.value == "128" and cfg.tile_k * elem == 128
-                    and (not aligned or shape[2] * elem % 128 == 0)):
+                    and shape[2] * elem % 128 == 0 and not zero_fill_share(shape, cfg)):
                 recv = float(m["lrc__xbar2gpc_sectors_op_read.sum"][0].replace(",", ""))
                 pts.append((str(f.relative_to(NCU)), cfg.stages, recv / served, run_traits(shape, cfg)))
     return pts
 
 
 def lrc_merge_law(pts: list[tuple[str, int, float, tuple]], c: float, c_first: float) -> list[float]:
-    """A run's received / served under the law of sim/memory.lrc_merge: a CTA's later tiles at 1 + c / stages (stages
-    at least LRC_MIN_STAGES), its first tile's operands that other tiles read too at 1 + c_first / stages; the run's
-    ratio the bytes-weighted harmonic mean over its first and later tiles' operands."""
+    """A run's received / served under the law of sim/memory.lrc_merge: an operand that other tiles read too merges at
+    1 + c / stages in a CTA's later tiles and 1 + c_first / stages in its first (stages at least LRC_MIN_STAGES); an
+    operand no other tile reads does not merge; the run's ratio the bytes-weighted harmonic mean over its first and
+    later tiles' operands."""
     out = []
     for _, s, _, (share, fa, shared_a, shared_b) in pts:
         s = max(s, LRC_MIN_STAGES)
-        later, instep = 1 + c / s, 1 + c_first / s
-        first = fa / (instep if shared_a else later) + (1 - fa) / (instep if shared_b else later)
-        out.append(1.0 / (share * first + (1 - share) / later))
+        later_a, later_b = (1 + c / s if shared else 1.0 for shared in (shared_a, shared_b))
+        first_a, first_b = (1 + c_first / s if shared else 1.0 for shared in (shared_a, shared_b))
+        first = fa / first_a + (1 - fa) / first_b
+        later = fa / later_a + (1 - fa) / later_b
+        out.append(1.0 / (share * first + (1 - share) * later))
     return out
 
 
@@ -230,8 +248,6 @@ def lrc_depth_law() -> None:
     (received / served) - 1 = c / stages for later tiles, c_first / stages for first tiles' shared operands; the pair
     by least squares over every aligned plain 128-byte-row run (lrc_depth_points, fit_lrc_law)."""
     hw = load_hardware("h100-sxm")
-    every = lrc_depth_points(aligned=False)
-    ec, ec1, eone, erms1, erms2 = fit_lrc_law(every)
     pts = lrc_depth_points()
     c, c1, one, rms1, rms2 = fit_lrc_law(pts)
     print(f"l2.lrc_merge_per_stage / l2.lrc_merge_first_per_stage ((received / served) - 1 = c / stages for a CTA's later "
@@ -239,8 +255,12 @@ def lrc_depth_law() -> None:
           f"H100 ncu runs of plain 128-byte-row loads at an aligned pitch): c = {c:.3f}, c_first = {c1:.3f} "
           f"(rms residual {rms2:.3f}; one c for every tile: {one:.3f}, rms {rms1:.3f}); files: "
           f"{hw.l2.lrc_merge_per_stage} / {hw.l2.lrc_merge_first_per_stage}")
-    print(f"  with the {len(every) - len(pts)} runs at a misaligned pitch too ({len(every)}): c = {ec:.3f}, "
-          f"c_first = {ec1:.3f} (rms {erms2:.3f}; one c {eone:.3f}, rms {erms1:.3f})")
+    h200 = lrc_depth_points(gpu="h200")
+    hc, hc1, _, _, hrms = fit_lrc_law(h200)
+    law = lrc_merge_law(h200, c, c1)
+    h100_rms = statistics.fmean((p - r) ** 2 for p, (_, _, r, _) in zip(law, h200)) ** 0.5
+    print(f"  the H200's own {len(h200)} aligned runs (a check: the H200 file holds the GH100 figures): c = {hc:.3f}, "
+          f"c_first = {hc1:.3f} (rms {hrms:.3f}); the H100's law on them: rms {h100_rms:.3f}")
     law1, law2 = lrc_merge_law(pts, one, one), lrc_merge_law(pts, c, c1)
     print("  first-tile share  stages  runs  median ratio  law (one c)  law (first apart)")
     groups: dict[tuple[str, int], list[int]] = {}

@@ -252,9 +252,9 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: 
     """(A's, B's) requesters per L2 slice read that the L2 request coalescer merges, for this configuration's TMA
     loads: the mean merge of a LRC_REFERENCE_STAGES-stage ring, scaled as ncu's ratio falls with depth (a deeper ring
     lets the CTAs that share a panel drift out of step: 1 + c / stages, c = l2.lrc_merge_per_stage). ``first``: a
-    CTA's first tile, which the whole grid starts at launch in step: an operand that other CTAs of the grid read too
-    (lrc_sharers) merges as 1 + c_first / stages (c_first = l2.lrc_merge_first_per_stage, absent: c), against the
-    same reference."""
+    CTA's first tile, which the whole grid starts at launch in step: 1 + c_first / stages (c_first =
+    l2.lrc_merge_first_per_stage, absent: c), against the same reference. Only an operand that another tile reads too
+    (lrc_sharers) has anyone to merge with; one no other tile reads is not merged."""
     if cfg.multicast and cfg.cluster_size > 1:
         return 1.0, 1.0
     ra, rb = operand_rows(problem, cfg, hw)
@@ -265,9 +265,8 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: 
     c_first = (l2.lrc_merge_first_per_stage or c) if first else c
     s = max(cfg.stages, LRC_MIN_STAGES)
     ref = 1 + c / LRC_REFERENCE_STAGES
-    shared_a, shared_b = lrc_sharers(problem, cfg)
-    return tuple(max(1.0, l2.lrc_merge_128b * (1 + (c_first if shared else c) / s) / ref)
-                 for shared in (shared_a, shared_b))
+    return tuple(max(1.0, l2.lrc_merge_128b * (1 + c_first / s) / ref) if shared else 1.0
+                 for shared in lrc_sharers(problem, cfg))
 
 
 def lrc_sharers(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool]:
