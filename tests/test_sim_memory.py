@@ -174,6 +174,9 @@ def test_a_ctas_first_tile_merges_its_shared_panels_in_step_with_the_grid():
     assert gain == pytest.approx(a_in * (1 / s_later[0] - 1 / s_first[0]), rel=0.05)
     mc = KernelConfig.from_name("128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pm8_etma")
     assert lrc_merge(wide, mc, hw, first=True) == (1.0, 1.0)
+    # ncu measured the in-step first tile at 3-9 stages: a 2-stage ring's first tile merges as its later ones
+    two = cfg.replace(stages=2)
+    assert lrc_merge(wide, two, hw, first=True) == lrc_merge(wide, two, hw) == lrc_merge(wide, cfg.replace(stages=3), hw)
 
 
 def test_the_in_step_first_tile_runs_one_wave_l2_bound_grids_faster():

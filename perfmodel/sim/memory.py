@@ -253,8 +253,9 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: 
     loads: the mean merge of a LRC_REFERENCE_STAGES-stage ring, scaled as ncu's ratio falls with depth (a deeper ring
     lets the CTAs that share a panel drift out of step: 1 + c / stages, c = l2.lrc_merge_per_stage). ``first``: a
     CTA's first tile, which the whole grid starts at launch in step: 1 + c_first / stages (c_first =
-    l2.lrc_merge_first_per_stage, absent: c), against the same reference. Only an operand that another tile reads too
-    (lrc_sharers) has anyone to merge with; one no other tile reads is not merged."""
+    l2.lrc_merge_first_per_stage, absent: c; at the 3-9 stages ncu measured it, a 2-stage ring's first tile as its later
+    ones), against the same reference. Only an operand that another tile reads too (lrc_sharers) has anyone to merge
+    with; one no other tile reads is not merged."""
     if cfg.multicast and cfg.cluster_size > 1:
         return 1.0, 1.0
     ra, rb = operand_rows(problem, cfg, hw)
@@ -262,7 +263,8 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: 
     if min(ra, rb) < 128 or not l2.lrc_merge_128b:
         return 1.0, 1.0
     c = l2.lrc_merge_per_stage or 0.0
-    c_first = (l2.lrc_merge_first_per_stage or c) if first else c
+    # the in-step first tile only within the depths ncu measured it (a 2-stage ring: as its later tiles)
+    c_first = (l2.lrc_merge_first_per_stage or c) if first and cfg.stages >= LRC_MIN_STAGES else c
     s = max(cfg.stages, LRC_MIN_STAGES)
     ref = 1 + c / LRC_REFERENCE_STAGES
     return tuple(max(1.0, l2.lrc_merge_128b * (1 + c_first / s) / ref) if shared else 1.0
