@@ -14,9 +14,10 @@
 //    matrix edge in rings shaped as our x128 tiles (tma_skinny_oob);
 //  - (--gpc-probe) the SMs a grid lands on, the SMs that share a GPC (clusters of 2..16), and the skinny ring on
 //    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring); (--gpc-wide) the
-//    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide).
+//    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide); (--oob-land) a stage's
+//    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
-//        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide]
+//        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land]
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -31,6 +32,7 @@ static bool g_skinny_order = false; // only tma_skinny_order
 static bool g_skinny_oob = false;   // only tma_skinny_oob
 static bool g_gpc_probe = false;    // only --gpc-probe
 static bool g_gpc_wide = false;     // only --gpc-wide
+static bool g_oob_land = false;     // only --oob-land
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -219,7 +221,8 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
                                      int stages, int a_bytes, int b_bytes, int tiles, int k_iters, int tiles_m,
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
                                      int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
-                                     int a_after = 0, const int* tile_of_smid = nullptr, int b_kwrap = 0) {
+                                     int a_after = 0, const int* tile_of_smid = nullptr, int b_kwrap = 0,
+                                     unsigned long long* land = nullptr) {
   extern __shared__ uint8_t raw[];
   // tile_of_smid: the CTA on SM s takes tile tile_of_smid[s] (its rank), or leaves at once if that is -1: a ring on
   // chosen SMs (--gpc-probe); otherwise the CTA's rank is its blockIdx
@@ -232,6 +235,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
   }
   const int stage_bytes = a_bytes + b_bytes;
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
+  const uint32_t issued = empty + 8 * stages;   // land: each stage's issue clock (8 B a stage), for its landing time
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 1); }
     fence_mbar_init();
@@ -248,6 +252,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
       tile_mn((cta + (int)gridDim.x * j) % total, tiles_m, tiles_n, raster_n, group, m, n);
       for (int k = 0; k < k_iters; ++k, r.next()) {
         if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
+        if (land) asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
         mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
         const uint32_t dst = base + r.s * stage_bytes;
         // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap; a_after: B first
@@ -260,14 +265,21 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
   } else if (threadIdx.x == 32) {    // consumer: the MMAs' time, then release
     int cs = 0;
     uint32_t cpar = 0;
+    unsigned long long landed = 0;   // land: the stages' issue-to-landing cycles, summed (seen when the consumer waits)
     for (int it = 0; it < tiles * k_iters; ++it) {
       mbar_wait(full + 8 * cs, cpar);
       const long long w0 = clk();
+      if (land) {
+        long long t_issue;
+        asm volatile("ld.shared.u64 %0, [%1];" : "=l"(t_issue) : "r"(issued + 8 * cs) : "memory");
+        landed += (unsigned long long)(w0 - t_issue);
+      }
       while (clk() - w0 < work) {}
       mbar_arrive(empty + 8 * cs);
       if (++cs == stages) { cs = 0; cpar ^= 1; }
     }
     cycles[cta] = clk() - t0;
+    if (land) land[cta] = landed / (unsigned long long)(tiles * k_iters);
   }
 }
 
@@ -743,8 +755,9 @@ struct SkinnyRing {
   bool a_after = false;
   int b_kwrap = 0;   // B's k-blocks wrap every b_kwrap (an L2-resident B stream), 0: B streams from HBM
 };
-struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock; };
-static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, const std::vector<int>* on = nullptr) {
+struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock, land_cycles = 0; };
+static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, const std::vector<int>* on = nullptr,
+                             unsigned long long* land = nullptr) {
   // a_private: CTA i reads A rows [i x rows_a, (i + 1) x rows_a) (no line read by two CTAs), A has ctas x rows_a rows
   // on: the ring runs on these SMs (one CTA each, ranks in that order): a grid of one CTA per SM whose CTAs on other
   // SMs leave at once (--gpc-probe); ctas is then on->size()
@@ -754,7 +767,7 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, co
   const Tensor2D B = {(uint8_t*)c.big.base + a_rows * K * 2, N, K};
   CUtensorMap ma = make_map(A, 64, k.rows_a ? k.rows_a : 64, 128), mb = make_map(B, 64, k.rows_b, 128);
   const int a_bytes = k.rows_a * 128, b_bytes = k.rows_b * 128;
-  const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 16 * k.stages);
+  const int smem = smem_request(k.stages * (a_bytes + b_bytes) + 24 * k.stages);
   set_smem((const void*)tma_gemm_walk_kernel, smem);
   int* d_map = nullptr;
   if (on) {
@@ -770,13 +783,21 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, co
     ms_v.push_back(event_ms([&] {
       tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
                                               k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
-                                              k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap);
+                                              k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap, land);
     }));
   }
   if (d_map) CK(cudaFree(d_map));
   const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
   const double ms = median(ms_v);
-  return {ms, (double)N * K * 2 / (ms * 1e-3), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
+  double land_med = 0;
+  if (land) {                       // the median CTA's mean issue-to-landing cycles of a stage (last repetition)
+    std::vector<unsigned long long> h(ctas);
+    CK(cudaMemcpy(h.data(), land, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    std::vector<double> v(h.begin(), h.end());
+    land_med = median(v);
+  }
+  return {ms, (double)N * K * 2 / (ms * 1e-3), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end()),
+          land_med};
 }
 
 // The fields every skinny record shares: the ring, the CTAs and what one skinny_ring run measured.
@@ -1103,6 +1124,34 @@ static void bench_gpc_wide(Ctx& c) {
   }
 }
 
+// --oob-land: how long a stage takes from issue to landing, with and without zero fill, as the CTAs streaming grow:
+// the skinny ring (a 128-row B box; a 128-row A box with 0 / 64 / 112 of its rows beyond A's, or a 256-row one with
+// 0 / 128 / 192) with no work, B L2-resident (its k-blocks wrap every 8) or from HBM, 2 / 4 / 6 stages, 8..112 CTAs.
+// The consumer waits on every stage, so its wait ends when the stage lands: the median CTA's mean issue-to-landing.
+static void bench_oob_land(Ctx& c) {
+  unsigned long long* land = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  for (int b_kwrap : {8, 0}) {
+    for (const auto& box : {std::pair<int, int>{128, 128}, {128, 64}, {128, 16}, {256, 256}, {256, 128}, {256, 64}}) {
+      for (int stages : {2, 4, 6}) {
+        if (box.first == 256 && stages > 4) continue;              // 6 x 48 KB does not fit
+        for (int ctas : {8, 32, 64, 112}) {
+          if (ctas > c.sms) continue;
+          SkinnyRing k{box.first, 128, stages, 0};
+          k.a_tensor_rows = box.second;
+          k.b_kwrap = b_kwrap;
+          const SkinnyRun run = skinny_ring(c, k, ctas, 3, nullptr, land);
+          Rec rec("tma_oob_land");
+          rec.num("a_box_rows", box.first).num("a_tensor_rows", box.second).num("oob_rows", box.first - box.second)
+              .num("b_kwrap", b_kwrap).num("land_cycles", run.land_cycles);
+          skinny_fields(rec, k, ctas, run).emit();
+        }
+      }
+    }
+  }
+  CK(cudaFree(land));
+}
+
 static void bench_stream(Ctx& c) {
   const int swizzles[] = {0, 32, 64, 128};
   for (int swz : swizzles) {
@@ -1242,8 +1291,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--skinny-oob")) g_skinny_oob = true;
     else if (!strcmp(argv[i], "--gpc-probe")) g_gpc_probe = true;
     else if (!strcmp(argv[i], "--gpc-wide")) g_gpc_wide = true;
+    else if (!strcmp(argv[i], "--oob-land")) g_oob_land = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1271,6 +1321,7 @@ int main(int argc, char** argv) {
   if (g_skinny_oob) { bench_skinny_oob(c); return 0; }
   if (g_gpc_probe) { bench_gpc_probe(c); return 0; }
   if (g_gpc_wide) { bench_gpc_wide(c); return 0; }
+  if (g_oob_land) { bench_oob_land(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
