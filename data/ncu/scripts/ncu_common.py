@@ -1,6 +1,6 @@
-"""Shared by the device scripts that read our GEMM under ncu (2026-11-26, eleventh session; the earlier scripts,
-ksweep_ncu.py, store_ncu.py and tile_probe.py, keep their own copies as the records of what ran): find ncu, run one
-launch of a harness binary under it, parse its --csv --page raw output."""
+"""Shared by the device scripts that read our GEMM under ncu (2026-11-26, eleventh session): find ncu, run one
+launch of a harness binary under it, parse its --csv --page raw output. store_ncu.py (tenth session) runs on it too;
+ksweep_ncu.py and tile_probe.py keep their own copies as the records of what ran."""
 import csv
 import io
 import shutil
@@ -22,8 +22,9 @@ def parse(text: str, wanted=None) -> dict:
     return {h: [v, u] for h, u, v in zip(hdr, units, vals) if wanted is None or h in wanted}
 
 
-def run(ncu, binary: str, shape: str, ncu_args: list, timeout: int = 180) -> tuple[dict, int, str]:
-    """(metrics, return code, error text) of the third launch of ``binary`` on ``shape`` under ncu."""
+def run(ncu, binary: str, shape: str, ncu_args: list, timeout: int = 180, wanted=None) -> tuple[dict, int, str]:
+    """(metrics (the ``wanted`` ones, or every column), return code, error text) of the third launch of ``binary`` on
+    ``shape`` under ncu; return code -1: ncu timed out."""
     m, n, k = shape.split("x")
     cmd = [str(ncu), "--clock-control", "none", "--kernel-name", "regex:gemm_kernel", "--launch-skip", "2",
            "--launch-count", "1", *ncu_args, "--csv", "--page", "raw", binary, m, n, k, "--seed", "1",
@@ -33,6 +34,6 @@ def run(ncu, binary: str, shape: str, ncu_args: list, timeout: int = 180) -> tup
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
         return {}, -1, str(e)[:400]
-    metrics = parse(r.stdout)
+    metrics = parse(r.stdout, wanted)
     err = "" if r.returncode == 0 and metrics else (r.stderr or r.stdout)[-600:]
     return metrics, r.returncode, err
