@@ -326,12 +326,12 @@ def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: Ha
     merge_a, merge_b = lrc_merge(problem, cfg, hw, first)
     steady_a, steady_b = lrc_merge(problem, cfg, hw) if first else (merge_a, merge_b)
 
-    def rows(z: float, oob: float, merge: float, steady: float) -> float:
+    def merged(z: float, oob: float, merge: float, steady: float) -> float:
         # the rows in bounds at this tile's merge; the zero fill (no read: nothing for the grid's in-step start to
         # merge) at the merge its tma.oob_l2_cost was measured against
         return (1 - oob) / merge + (z - (1 - oob)) / steady
-    base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw) * rows(za, oob_a, merge_a, steady_a)
-            + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw) * rows(zb, oob_b, merge_b, steady_b)
+    base = (a_stage_bytes(problem, cfg) / mc_a / l2_row_efficiency(ra, hw) * merged(za, oob_a, merge_a, steady_a)
+            + b_stage_bytes(problem, cfg) / mc_b / l2_row_efficiency(rb, hw) * merged(zb, oob_b, merge_b, steady_b)
             + scale_stage_bytes(problem, cfg) / eff128 / min(merge_a, merge_b))
     if not tma:
         return base

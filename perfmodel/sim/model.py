@@ -99,6 +99,11 @@ def _vec(snapshot) -> list[float]:
     return [t, *c]
 
 
+def _rate(tr: SimTrace, since: tuple[int, int], until: tuple[int, int], n: int) -> list[float]:
+    """(time, counters) from snapshot ``since`` to snapshot ``until`` per one of their ``n`` k-blocks or tiles."""
+    return [(y - x) / n for x, y in zip(_vec(tr.snapshots[since]), _vec(tr.snapshots[until]))]
+
+
 def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, period: int = 1) -> list[float]:
     end = [tr.end_cycles, *tr.end_counters]
     ext_k, ext_t = p.k_iters - k_sim, tiles - n_sim
@@ -110,23 +115,20 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
     if ext_k and kb > ka:
         # measured in the first tile: later tiles' windows also carry the previous tile's output stores,
         # which belong to the tile period D (measured between tiles), not to every k-block
-        a, b = _vec(tr.snapshots[(0, ka)]), _vec(tr.snapshots[(0, kb)])
-        per_k = [(y - x) / (kb - ka) for x, y in zip(a, b)]
+        per_k = _rate(tr, (0, ka), (0, kb), kb - ka)
         per_k[0] = max(per_k[0], p.steady_first_stage_cycles)
     per_k_later = per_k
     if ext_k and kb > ka and p.first_in_step:
         # the first tile ran in step with the grid (its own L2 occupancy): the later tiles' period as the window's last
         # tile shows it, held between the first tile's and that scaled by their busiest resource's steady pace against
         # the first tile's (the window's last k-blocks may still carry the previous tile's stores and HBM queue)
-        a, b = _vec(tr.snapshots[(n_sim - 1, ka)]), _vec(tr.snapshots[(n_sim - 1, kb)])
-        per_k_later = [(y - x) / (kb - ka) for x, y in zip(a, b)]
+        per_k_later = _rate(tr, (n_sim - 1, ka), (n_sim - 1, kb), kb - ka)
         slower = p.steady_stage_cycles / p.steady_first_stage_cycles
         per_k_later[0] = max(min(max(per_k_later[0], per_k[0]), per_k[0] * slower), p.steady_stage_cycles)
     per_tile = [0.0] * len(end)
     if ext_t:
         period = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
-        a, b = _vec(tr.snapshots[(n_sim - 1 - period, kb)]), _vec(tr.snapshots[(n_sim - 1, kb)])
-        per_tile = [(y - x) / period for x, y in zip(a, b)]
+        per_tile = _rate(tr, (n_sim - 1 - period, kb), (n_sim - 1, kb), period)
         per_tile[0] = max(per_tile[0], k_sim * p.steady_stage_cycles)   # a ring still filling looks faster
     # busy time of every unit per k-block and per tile is exact (bytes / rate): only time and stalls
     # need the measured rates
@@ -215,15 +217,17 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
     util = {k: min(vals[k] / total, 1.0) for k in ("tensor_core", "tma", "smem", "l2", "hbm", "epilogue")}
     stalls = {"full_barrier": vals["full_barrier"], "empty_barrier": vals["empty_barrier"],
               "epilogue": vals["epilogue_stall"]}
+    bottleneck = _classify(util, stalls, total, sched.wave_efficiency, False)
     details.update({"sim_tiles": n_sim, "sim_k_iters": k_sim, "sim_period": period, "sim_events": tr.events,
-                    "tail_cycles": tail[0], "later_bottleneck": _later_bottleneck(p, vals, util, stalls, total,
-                                                                                     sched.wave_efficiency)})
+                    "tail_cycles": tail[0],
+                    "later_bottleneck": (_later_bottleneck(p, vals, util, stalls, total, sched.wave_efficiency)
+                                         if p.first_in_step else bottleneck)})
     details.update(chip_activity(p, sched, total))
     timeline = None
     if record_timeline:
         from .timeline import Timeline
         timeline = Timeline(tuple(tr.intervals), n_sim, k_sim, p.k_iters)
-    return ModelResult(cycles=total, bottleneck=_classify(util, stalls, total, sched.wave_efficiency, False),
+    return ModelResult(cycles=total, bottleneck=bottleneck,
                        utilization=util, stall_cycles=stalls, deadlock=False, reason="", details=details,
                        timeline=timeline)
 
@@ -231,8 +235,6 @@ def run_inputs(inputs: ModelInputs, *, record_timeline: bool = False, full: bool
 def _later_bottleneck(p: SimParams, vals: dict, util: dict, stalls: dict, total: float, wave_eff: float) -> str:
     """The bottleneck of the kernel were its CTAs' first tiles (run in step with the grid) at the later tiles' L2
     occupancy: the first tile's L2 busy cycles back at that occupancy, in the L2's busy time and in the total."""
-    if not p.first_in_step:
-        return _classify(util, stalls, total, wave_eff, False)
     extra = max(p.l2_bytes_per_stage - p.first_tile_l2_reserve_bytes, 0.0) / p.l2_bytes_per_clock * p.k_iters
     u = dict(util, l2=min((max(vals["l2"] + extra, vals["l2_tags"])) / (total + extra), 1.0))
     return _classify(u, stalls, total + extra, wave_eff, False)
