@@ -140,42 +140,33 @@ def lrc_sweep() -> None:
         print(f"  {g:>7}  {cells[0]:<40}  {cells[1]}")
 
 
-def run_traits(shape: tuple[int, int, int], cfg: KernelConfig, share: float | None = None) -> tuple:
-    """(share of the run's tiles that are the first of their CTA (all of them in one wave), A's share of the bytes in
-    bounds, whether A and B have co-running readers (sim/memory.lrc_sharers)), on the H100's schedule."""
+def run_traits(shape: tuple[int, int, int], cfg: KernelConfig, share: float | None = None) -> tuple | None:
+    """(share of the run's tiles that are the first of their CTA (all of them in one wave), A's share of the stage's
+    bytes, whether A and B have co-running readers (sim/memory.lrc_sharers)), on the H100's schedule; None for a run
+    whose boxes hold zero fill: every box row is delivered to the SMs, in bounds or not, and the L2 slices serve fewer
+    sectors the more of a box is zero fill (the low-fill probe, data/ncu/oob_probe: the same 8.26 M sectors received
+    at every M, 6.34 / 5.45 / 4.76 M served at M = 256 / 128 / 64), so its zero fill would count as merges."""
     from perfmodel.config import a_stage_bytes, b_stage_bytes
     from perfmodel.problem import make_problem
     from perfmodel.sim.memory import edge_fractions, lrc_sharers
     from perfmodel.sim.scheduler import make_schedule
     problem = make_problem(shape, "bf16")
+    if any(edge_fractions(problem, cfg)):
+        return None
     if share is None:
         sched = make_schedule(problem, cfg, load_hardware("h100-sxm"))
         share = min(sched.n_tiles, sched.slots) / max(sched.n_tiles, 1)
-    oob_a, oob_b = edge_fractions(problem, cfg)          # zero-fill rows are not read
-    a, b = a_stage_bytes(problem, cfg) * (1 - oob_a), b_stage_bytes(problem, cfg) * (1 - oob_b)
-    return (share, a / (a + b), *lrc_sharers(problem, cfg))
-
-
-def zero_fill_share(shape: tuple[int, int, int], cfg: KernelConfig) -> float:
-    """The share of the sectors the SMs receive that are zero fill: every box row is delivered, in bounds or not, and
-    the L2 slices serve fewer the more of a box is zero fill (the low-fill probe, data/ncu/oob_probe: the same 8.26 M
-    sectors received at every M, 6.34 / 5.45 / 4.76 M served at M = 256 / 128 / 64)."""
-    from perfmodel.config import a_stage_bytes, b_stage_bytes
-    from perfmodel.problem import make_problem
-    from perfmodel.sim.memory import edge_fractions
-    problem = make_problem(shape, "bf16")
-    oob_a, oob_b = edge_fractions(problem, cfg)
     a, b = a_stage_bytes(problem, cfg), b_stage_bytes(problem, cfg)
-    return (a * oob_a + b * oob_b) / (a + b)
+    return (share, a / (a + b), *lrc_sharers(problem, cfg))
 
 
 def lrc_depth_points(gpu: str = "h100") -> list[tuple[str, int, float, tuple]]:
     """(where, stages, SM-received / L2-served read sectors, run_traits) of every
     committed H100 ncu run of our GEMM with plain loads of 128-byte box rows (no multicast, 128-byte swizzle, K-major
     128-byte rows) at a 128-byte aligned row pitch (K x element bytes a multiple of 128: a pitch that is not splits
-    every box row into requests of two lines, which the coalescer sees otherwise) whose boxes hold no zero fill (zero_fill_share: zero-fill rows are delivered to the SMs without the L2 serving
-    them in full, so they would count as merges): the ncu CSVs of lrc_table and the ksweep_ncu.jsonl files of the ncu
-    folders (``gpu`` "h200": the H200's runs instead)."""
+    every box row into requests of two lines, which the coalescer sees otherwise) whose boxes hold no zero fill
+    (run_traits): the ncu CSVs of lrc_table and the ksweep_ncu.jsonl files of the ncu folders (``gpu`` "h200": the
+    H200's runs instead)."""
     pts = []
     for name in lrc_csvs():
         if ("h200" in name) != (gpu == "h200"):
@@ -189,9 +180,9 @@ def lrc_depth_points(gpu: str = "h100") -> list[tuple[str, int, float, tuple]]:
             cfg = KernelConfig(tile_m=k["bm"], tile_n=k["bn"], tile_k=k["bk"], mma_m=64, mma_n=k["mma_n"], mma_k=16,
                                stages=k["stages"], cluster_m=k["cluster"][0], cluster_n=k["cluster"][1])
             share = min(k["tiles"], k["clusters_resident"]) / k["tiles"]     # the kernel's own schedule
-            shape = (info["m"], info["n"], info["k"])
-            if not zero_fill_share(shape, cfg):
-                pts.append((name, k["stages"], lrc_ratio(ncu(name)), run_traits(shape, cfg, share)))
+            traits = run_traits((info["m"], info["n"], info["k"]), cfg, share)
+            if traits:
+                pts.append((name, k["stages"], lrc_ratio(ncu(name)), traits))
     for f in sorted(NCU.glob("**/*ncu*.jsonl")):
         if ("h200" in str(f)) != (gpu == "h200"):
             continue
@@ -205,9 +196,11 @@ def lrc_depth_points(gpu: str = "h100") -> list[tuple[str, int, float, tuple]]:
             elem = 1 if r["dtype"] == "e4m3" else 2
             shape = tuple(int(x) for x in r["shape"].split("x"))
             if (served and not cfg.multicast and cfg.swizzle_a.value == "128" and cfg.tile_k * elem == 128
-                    and shape[2] * elem % 128 == 0 and not zero_fill_share(shape, cfg)):
-                recv = float(m["lrc__xbar2gpc_sectors_op_read.sum"][0].replace(",", ""))
-                pts.append((str(f.relative_to(NCU)), cfg.stages, recv / served, run_traits(shape, cfg)))
+                    and shape[2] * elem % 128 == 0):
+                traits = run_traits(shape, cfg)
+                if traits:
+                    recv = float(m["lrc__xbar2gpc_sectors_op_read.sum"][0].replace(",", ""))
+                    pts.append((str(f.relative_to(NCU)), cfg.stages, recv / served, traits))
     return pts
 
 
@@ -227,17 +220,17 @@ def lrc_merge_law(pts: list[tuple[str, int, float, tuple]], c: float, c_first: f
     return out
 
 
-def fit_lrc_law(pts: list[tuple[str, int, float, tuple]]) -> tuple[float, float, float, float]:
+def fit_lrc_law(pts: list[tuple[str, int, float, tuple]]) -> tuple[float, float, float, float, float]:
     """(c, c_first, one c for every tile, rms residuals of received / served with one c and with first tiles apart):
-    least squares of lrc_merge_law over ``pts`` (a grid refined to 0.001)."""
+    least squares of lrc_merge_law over ``pts``, with c_first apart and with c_first = c (grids refined to 0.001)."""
     def sse(c, c1):
         return sum((p - r) ** 2 for p, (_, _, r, _) in zip(lrc_merge_law(pts, c, c1), pts))
     _, c, c1 = min((sse(c / 100, c1 / 100), c / 100, c1 / 100) for c in range(40, 160, 2) for c1 in range(40, 300, 4))
-    for step in (0.01, 0.001):                        # refine around the coarse optimum
+    _, one = min((sse(c / 100, c / 100), c / 100) for c in range(40, 300, 2))
+    for step in (0.01, 0.001):                        # refine around the coarse optima
         _, c, c1 = min((sse(c + i * step, c1 + j * step), c + i * step, c1 + j * step)
                        for i in range(-4, 5) for j in range(-8, 9))
-    one = sum((r - 1) / max(s, LRC_MIN_STAGES) for _, s, r, _ in pts) / sum(1 / max(s, LRC_MIN_STAGES) ** 2
-                                                                          for _, s, _, _ in pts)
+        _, one = min((sse(one + i * step, one + i * step), one + i * step) for i in range(-4, 5))
     rms_one, rms_two = ((sse(a, b) / len(pts)) ** 0.5 for a, b in ((one, one), (c, c1)))
     return c, c1, one, rms_one, rms_two
 
