@@ -1059,6 +1059,27 @@ static void bench_skinny_oob(Ctx& c) {
   }
 }
 
+// Each ring on n SMs of one GPC, then on n spread over the GPCs (gpc_placements; n <= a GPC's SMs; at n = 1 only the
+// one GPC), five repeats: a record `bench` with the placement and SMs, then fields(rec, ring)'s keys, then the ring's.
+template <size_t R, class Fields>
+static void gpc_placed_rings(Ctx& c, const std::vector<std::vector<int>>& gpcs, std::initializer_list<int> ns,
+                             const SkinnyRing (&rings)[R], const char* bench, Fields fields) {
+  for (int n : ns) {
+    if ((size_t)n > gpcs[0].size()) continue;
+    const auto [one, spread] = gpc_placements(gpcs, n);
+    for (const SkinnyRing& k : rings) {
+      for (int placed = 0; placed < 2; ++placed) {
+        if (n == 1 && placed) continue;
+        const std::vector<int>& set = placed ? spread : one;
+        Rec rec(bench);
+        rec.str("placement", placed ? "spread over GPCs" : "one GPC").str("sms", join_ints(set, ',').c_str());
+        fields(rec, k);
+        skinny_fields(rec, k, n, skinny_ring(c, k, n, 5, &set)).emit();
+      }
+    }
+  }
+}
+
 static void bench_gpc_probe(Ctx& c) {
   const int smem = smid_probe_smem();
   for (int cluster : {1, 2, 4}) {          // plain grids, and grids of clusters of 2 and 4 CTAs
@@ -1080,23 +1101,11 @@ static void bench_gpc_probe(Ctx& c) {
   // every CTA or each CTA's own rows (from HBM, as B)
   const SkinnyRing inbounds = {128, 128, 6, 0, 128}, own = {128, 128, 6, 0, 128, true};
   const SkinnyRing rings[] = {{0, 128, 6, 0}, {128, 128, 6, 0, 64}, l2ring, inbounds, own};
-  const size_t per = gpcs[0].size();
-  for (int n : {1, 4, 8, 12, 16}) {
-    if ((size_t)n > per || (size_t)n > gpcs.size() * per) continue;
-    const auto [one, spread] = gpc_placements(gpcs, n);
-    for (const SkinnyRing& k : rings) {
-      for (int placed = 0; placed < 2; ++placed) {
-        const std::vector<int>& set = placed ? spread : one;
-        Rec rec("tma_gpc_ring");
-        if (n == 1 && placed) continue;
-        rec.str("placement", placed ? "spread over GPCs" : "one GPC").str("sms", join_ints(set, ',').c_str())
-            .str("a_box", !k.rows_a ? "none" : k.a_private ? "128 rows, each CTA its own" :
-                          k.a_tensor_rows >= k.rows_a ? "128 rows in bounds, shared" : "128 rows, 64 out of bounds")
-            .str("b_source", k.b_kwrap ? "l2" : "hbm");
-        skinny_fields(rec, k, n, skinny_ring(c, k, n, 5, &set)).emit();
-      }
-    }
-  }
+  gpc_placed_rings(c, gpcs, {1, 4, 8, 12, 16}, rings, "tma_gpc_ring", [](Rec& rec, const SkinnyRing& k) {
+    rec.str("a_box", !k.rows_a ? "none" : k.a_private ? "128 rows, each CTA its own" :
+                     k.a_tensor_rows >= k.rows_a ? "128 rows in bounds, shared" : "128 rows, 64 out of bounds")
+        .str("b_source", k.b_kwrap ? "l2" : "hbm");
+  });
 }
 
 // --gpc-wide: the skinny ring with 64x256 tiles' boxes (a 256-row B box, 32 KB; 5 stages) against the 128-row ring of
@@ -1108,20 +1117,9 @@ static void bench_gpc_wide(Ctx& c) {
   if (gpcs.size() < 2) return;
   const SkinnyRing rings[] = {{0, 128, 6, 0}, {0, 256, 5, 0}, {128, 128, 6, 0, 64}, {64, 256, 5, 0, 64},
                               {0, 256, 3, 0}};
-  const size_t per = gpcs[0].size();
-  for (int n : {8, 12, 16}) {
-    if ((size_t)n > per) continue;
-    const auto [one, spread] = gpc_placements(gpcs, n);
-    for (const SkinnyRing& k : rings) {
-      for (int placed = 0; placed < 2; ++placed) {
-        const std::vector<int>& set = placed ? spread : one;
-        Rec rec("tma_gpc_wide");
-        rec.str("placement", placed ? "spread over GPCs" : "one GPC").str("sms", join_ints(set, ',').c_str())
-            .num("a_box_rows", k.rows_a).num("b_box_rows", k.rows_b).str("b_source", "hbm");
-        skinny_fields(rec, k, n, skinny_ring(c, k, n, 5, &set)).emit();
-      }
-    }
-  }
+  gpc_placed_rings(c, gpcs, {8, 12, 16}, rings, "tma_gpc_wide", [](Rec& rec, const SkinnyRing& k) {
+    rec.num("a_box_rows", k.rows_a).num("b_box_rows", k.rows_b).str("b_source", "hbm");
+  });
 }
 
 // --oob-land: how long a stage takes from issue to landing, with and without zero fill, as the CTAs streaming grow:
