@@ -1,6 +1,7 @@
 """Derive tma.oob_l2_cost from mb_tma --skinny-oob: the L2 time a zero-fill byte takes against an in-bounds one.
 
     python3 benchmarks/derive_oob_cost.py [FILE.json ...]
+    python3 benchmarks/derive_oob_cost.py --land [FILE.json ...]     # mb_tma --oob-land: the landing table
 
 The records (`tma_skinny_oob`, data/microbench/*-skinny-oob*.json): the walk kernel's skinny ring (a 128-row B box,
 4 stages) with a 256- or 128-row A box whose A has fewer rows than the box (the rest zero fill), against the same box
@@ -54,13 +55,51 @@ def weights(recs: list[dict], placed: str | None) -> list[tuple[dict, float, flo
     return out
 
 
+def land_table(paths: list[pathlib.Path]) -> int:
+    """mb_tma --oob-land: each zero-fill ring's k-block and landing cycles against its in-bounds twin (same box, B
+    source, stages and CTAs) at every CTA count, and the landing's growth per zero-fill byte the grid has in a k-block
+    (cycles per byte x 1000: a wait that grows with the zero fill the grid requests together would be one number)."""
+    recs = []
+    for p in paths:
+        doc = json.loads(p.read_text())
+        recs += [r for r in doc.get("records", []) if r.get("bench") == "tma_oob_land"]
+    if not recs:
+        print("no tma_oob_land records", file=sys.stderr)
+        return 2
+    twin = {(r["a_box_rows"], r["b_kwrap"], r["stages"], r["ctas"]): r for r in recs if r["oob_rows"] == 0}
+    rows: dict = {}
+    for r in recs:
+        rows.setdefault((r["b_kwrap"] == 0, r["a_box_rows"], r["oob_rows"], r["stages"]), []).append(r)
+    print("mb_tma --oob-land, no work: per CTA count, cycles a k-block / a stage's landing (in-bounds twin's), and the")
+    print("landing's growth per zero-fill byte of the grid's k-block (cycles x 1000)")
+    print("  B     box  zero rows  stages  CTAs: cycles/landing (in bounds) growth")
+    for (hbm, box, oob, st), rs in sorted(rows.items()):
+        if oob == 0:
+            continue
+        cells = []
+        for r in sorted(rs, key=lambda x: x["ctas"]):
+            t = twin.get((box, r["b_kwrap"], st, r["ctas"]))
+            if t is None:
+                continue
+            growth = (r["land_cycles"] - t["land_cycles"]) / (oob * ROW_BYTES * r["ctas"]) * 1000
+            cells.append(f"{r['ctas']:3d}: {r['cycles_per_kblock']:5.0f}/{r['land_cycles']:5.0f} "
+                         f"({t['cycles_per_kblock']:4.0f}/{t['land_cycles']:5.0f}) {growth:+5.2f}")
+        print(f"  {'HBM' if hbm else 'L2 '}  {box:3d}  {oob:9d}  {st:6d}  " + " | ".join(cells))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--land", action="store_true",
+                    help="the mb_tma --oob-land table instead (default files: data/microbench/*oob-land*.json)")
     ap.add_argument("files", nargs="*", help="microbenchmark JSON files (default: data/microbench/*skinny-oob*.json)")
     a = ap.parse_args(argv)
+    pattern = "*oob-land*.json" if a.land else "*skinny-oob*.json"
     paths = [pathlib.Path(f) for f in a.files] or [pathlib.Path(f) for f in
-                                                    sorted(glob.glob(str(ROOT / "data/microbench/*skinny-oob*.json")))]
+                                                    sorted(glob.glob(str(ROOT / "data/microbench" / pattern)))]
     try:
+        if a.land:
+            return land_table(paths)
         recs = records(paths)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"cannot read the microbenchmark records: {exc.__class__.__name__}: {exc}", file=sys.stderr)
