@@ -408,3 +408,21 @@ def test_the_short_power_ratio_reproduces_from_the_committed_transient_run():
     got = {u.key: rounded(u.key, u.value) for u in derive_updates(doc, None, None, power)}
     assert got == {"clock.short_power_ratio": hw.clock.short_power_ratio}
     assert not derive_updates(doc, None, None, None)
+
+
+def test_oob_land_table_pairs_each_zero_fill_ring_with_its_in_bounds_twin(capsys):
+    """benchmarks/derive_oob_cost.py --land on the committed mb_tma --oob-land run: every zero-fill ring has a row, and
+    its growth is the landing's difference to its twin over the grid's zero-fill bytes."""
+    import importlib.util
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("derive_oob_cost", root / "benchmarks/derive_oob_cost.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--land"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("  L2 ", "  HBM "))]
+    assert len(rows) == 20                      # 2 B sources x (3 + 3 + 2 + 2) zero-fill rings
+    # 128-row box, 112 rows of zero fill, 2 stages, B L2-resident, 112 CTAs: (3448.5 - 1420.5) / (112 x 128 x 112)
+    assert "112:  1813/ 3448 ( 813/ 1420) +1.26" in out
+    assert mod.main(["--land", str(root / "pyproject.toml")]) == 2
