@@ -194,8 +194,8 @@ def test_extrapolation_matches_full_simulation_within_one_percent():
         assert err <= 0.01, (gpu, shape, window.config_name, window.time_s, full.time_s)
         for unit, u in full.utilization.items():
             assert window.utilization[unit] == pytest.approx(u, abs=0.02), unit
-        n += _extrapolates(window)      # the adaptive window may grow to a whole small kernel
-    assert n >= 20
+        n += _extrapolates(window)      # the adaptive window may grow to a whole small kernel (one tile a CTA: until
+    assert n >= 19                      # its last two k-spans agree)
 
 
 # the worst cases of benchmarks/bench_extrapolation.py before the window was adaptive (2.6% to 5.2% off
@@ -209,6 +209,11 @@ PREVIOUSLY_FAILING = [
     ("h200", "4096x16384x2048", "e4m3", "128x256x64_i64x256x32_cg1_cl1x1_mc0_s8_sw64-64_wg2_acc1_pm8_etma"),
     ("h200", "8192x8192x1024", "e4m3", "128x128x128_i64x128x32_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma"),
     ("h100-sxm", "8192x8192x8192", "e4m3", "128x256x128_i64x256x32_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma"),
+    # one tile a CTA (benchmarks/bench_extrapolation.py 2026-11-26: 3.6% and 3.3% off; the skinny 64x8192x28672, 3.5%):
+    # the window took its period from k-blocks 11-15 of a ring still settling, and never grew
+    ("h100-sxm", "256x8192x8192", "bf16", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma"),
+    ("h100-sxm", "256x8192x8192", "bf16", "64x256x64_i64x256x16_cg1_cl1x1_mc0_s3_sw128-128_wg1_acc1_pm8_etma"),
+    ("h100-sxm", "64x8192x28672", "bf16", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma"),
 ]
 
 
@@ -221,8 +226,8 @@ def test_window_settles_on_previously_failing_cases(clock_hz):
         window = predict(problem, cfg, hw, clock_hz=clock_hz)
         full = predict(problem, cfg, hw, clock_hz=clock_hz, full=True)
         assert window.time_s == pytest.approx(full.time_s, rel=0.01), (gpu, shape, name)
-        n += _extrapolates(window)      # some windows now grow to the whole kernel (512, 256 k-blocks)
-    assert n >= len(PREVIOUSLY_FAILING) - 2
+        n += _extrapolates(window)      # some windows now grow to the whole kernel (512, 256, 128, 448 k-blocks)
+    assert n >= len(PREVIOUSLY_FAILING) - 3
 
 
 def _random_cases(n, seed):

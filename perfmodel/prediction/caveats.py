@@ -90,15 +90,15 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 2% (H100) and 5% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 36%, and 0% (H100) / -3% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                head + "such tiles measured 2% (H100) and 8% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 37%, and 1% (H100) / -2% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, held longer under HBM load: "
                 "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
                 "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such small grids measured 3% (H100) and 4% (H200) faster than predicted on average, up to 8% "
+                head + "such small grids measured 3% (H100) and 4% (H200) faster than predicted on average, up to 10% "
                 "(calibration half, at the in-kernel clock the model takes for tensor kernels, clock.tensor_max_hz): "
                 "the model holds their rings of half-empty tiles slower than they run (docs/model.md)"))
     return tuple(out)

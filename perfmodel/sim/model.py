@@ -14,8 +14,9 @@ busiest resource (a window still draining a full ring would otherwise look faste
 The window is adaptive (``simulate_window``): a tile that starts after an epilogue finds the ring
 full and the L2/HBM token bucket refilled, and runs faster than P for a while; and the first tile
 periods can differ from the steady one. So the window is grown (and simulated again) until the last
-tile's last k-blocks run at the first tile's period P and the last two tile periods agree, both within
-``STEADY_TOLERANCE``, or until it would exceed ``ADAPTIVE_KBLOCKS`` tile-k-blocks.
+tile's last k-blocks run at the first tile's period P (a window of one tile: its last k-span at the pace of the
+span before it, since a ring still filling or an HBM queue still building runs at another) and the last two tile
+periods agree, all within ``STEADY_TOLERANCE``, or until it would exceed ``ADAPTIVE_KBLOCKS`` tile-k-blocks.
 ``full=True`` simulates every tile and k-block instead (benchmarks/bench_extrapolation.py compares them).
 """
 from __future__ import annotations
@@ -265,7 +266,7 @@ def marks(n_sim: int, k_sim: int, p: SimParams, period: int = 1) -> frozenset:
     last = n_sim - 1
     back = _back(n_sim, period)
     return frozenset({(0, ka), (0, kb), (last, kb), (max(last - back, 0), kb),
-                      (last, ka), (max(last - 2 * back, 0), kb)})
+                      (last, ka), (max(last - 2 * back, 0), kb), (0, max(ka - k_span(p.stages), 0))})
 
 
 def _back(n_sim: int, period: int) -> int:
@@ -280,8 +281,15 @@ def steady(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, perio
     kb = k_sim - 1
     ka = max(kb - k_span(p.stages), 0)
     last = n_sim - 1
-    k_ok = k_sim >= p.k_iters or n_sim == 1 or kb == ka
-    if not k_ok:
+    k_ok = k_sim >= p.k_iters or kb == ka
+    if not k_ok and n_sim == 1:
+        # one tile: its last k-span against the span before it (a ring still filling, a token bucket still
+        # draining, an HBM queue still building run at another pace)
+        kc = max(ka - k_span(p.stages), 0)
+        last_span = tr.snapshots[(0, kb)][0] - tr.snapshots[(0, ka)][0]
+        before = (tr.snapshots[(0, ka)][0] - tr.snapshots[(0, kc)][0]) * (kb - ka) / max(ka - kc, 1)
+        k_ok = ka == kc or abs(last_span - before) <= STEADY_TOLERANCE * max(last_span, 1.0)
+    elif not k_ok:
         first = tr.snapshots[(0, kb)][0] - tr.snapshots[(0, ka)][0]
         later = tr.snapshots[(last, kb)][0] - tr.snapshots[(last, ka)][0]
         if p.first_in_step:
