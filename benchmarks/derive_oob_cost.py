@@ -55,17 +55,61 @@ def weights(recs: list[dict], placed: str | None) -> list[tuple[dict, float, flo
     return out
 
 
+WAIT_STAGES = 2     # the latency-bound ring: deeper ones are held by their throughput, their landing by the ring
+
+
+def wait_points(recs: list[dict]) -> list[tuple[float, float]]:
+    """(the grid's zero-fill bytes in a k-block, the landing's growth over the in-bounds twin's, cycles) of every
+    2-stage zero-fill ring with B from HBM (as our skinny GEMMs stream it), twins from the same file."""
+    twin = {(r["file"], r["a_box_rows"], r["ctas"]): r for r in recs
+            if r["oob_rows"] == 0 and r["b_kwrap"] == 0 and r["stages"] == WAIT_STAGES}
+    out = []
+    for r in recs:
+        t = twin.get((r["file"], r["a_box_rows"], r["ctas"]))
+        if r["oob_rows"] and r["b_kwrap"] == 0 and r["stages"] == WAIT_STAGES and t is not None:
+            out.append((r["oob_rows"] * ROW_BYTES * r["ctas"], r["land_cycles"] - t["land_cycles"]))
+    return out
+
+
+def wait_fit(points: list[tuple[float, float]]) -> tuple[float, float, float]:
+    """(cycles per byte, free bytes, rms cycles) of growth = rate x max(0, bytes - free): free on a 10 KB grid up to
+    the largest grid's bytes, the rate by least squares at each."""
+    best = None
+    top = max(z for z, _ in points)
+    for free in range(0, int(top), 10_000):
+        over = [max(z - free, 0.0) for z, _ in points]
+        den = sum(x * x for x in over)
+        if den == 0 or sum(1 for x in over if x > 0) < 2:
+            continue
+        rate = sum(x * g for x, (_, g) in zip(over, points)) / den
+        rms = (sum((rate * x - g) ** 2 for x, (_, g) in zip(over, points)) / len(points)) ** 0.5
+        if best is None or rms < best[2]:
+            best = (rate, float(free), rms)
+    return best
+
+
 def land_table(paths: list[pathlib.Path]) -> int:
     """mb_tma --oob-land: each zero-fill ring's k-block and landing cycles against its in-bounds twin (same box, B
     source, stages and CTAs) at every CTA count, and the landing's growth per zero-fill byte the grid has in a k-block
     (cycles per byte x 1000: a wait that grows with the zero fill the grid requests together would be one number)."""
     recs = []
-    for p in paths:
+    for i, p in enumerate(paths):
         doc = json.loads(p.read_text())
-        recs += [r for r in doc.get("records", []) if r.get("bench") == "tma_oob_land"]
+        recs += [{**r, "file": i} for r in doc.get("records", []) if r.get("bench") == "tma_oob_land"]
     if not recs:
         print("no tma_oob_land records", file=sys.stderr)
         return 2
+    for i, p in enumerate(paths):
+        pts = wait_points([r for r in recs if r["file"] == i])
+        if pts:
+            rate, free, rms = wait_fit(pts)
+            print(f"{p.name}: {len(pts)} rings, {rate * 1e6:.0f} cycles per MB beyond {free / 1e6:.2f} MB (rms {rms:.0f})")
+    pts = wait_points(recs)
+    if pts:
+        rate, free, rms = wait_fit(pts)
+        print(f"the zero fill's wait, {WAIT_STAGES}-stage rings with B from HBM, all {len(paths)} files ({len(pts)} rings): "
+              f"tma.oob_wait_cycles_per_byte = {rate:.3g}, tma.oob_wait_free_bytes = {free:.0f} (rms {rms:.0f} cycles)")
+    recs = [r for r in recs if r["file"] == 0]       # the table: the first file
     twin = {(r["a_box_rows"], r["b_kwrap"], r["stages"], r["ctas"]): r for r in recs if r["oob_rows"] == 0}
     rows: dict = {}
     for r in recs:

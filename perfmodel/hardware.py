@@ -198,6 +198,10 @@ class TmaSection:
     pool_queue_share: float = _f(0, 1, optional=True)
     # the L2 bandwidth a box row beyond the matrix edge (zero fill) occupies, relative to a row in bounds (absent: 1)
     oob_l2_cost: float = _f(0, 100, optional=True)
+    # the zero fill's wait: a stage's boxes land oob_wait_cycles_per_byte (SM cycles at the boost clock) later per byte
+    # of zero fill that the grid's active SMs request in one k-block together beyond oob_wait_free_bytes (absent: none)
+    oob_wait_cycles_per_byte: float = _f(0, 1, optional=True)
+    oob_wait_free_bytes: float = _f(0, 1e9, optional=True)
     # Row pitch / address alignment (perfmodel/sim/memory.py; absent: every row costs as if line-aligned).
     # A box row is one L2 request per line it touches, plus a head/tail request when it starts/ends mid-sector.
     sector_bytes: int = _f(1, 1024, int, optional=True)      # L2 sector (granule of a request's data)

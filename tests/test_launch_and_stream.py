@@ -51,17 +51,22 @@ def test_a_stage_waits_for_hbm_when_any_of_its_operands_misses():
     assert inp.traffic.a_miss_fraction < 0.05
     assert inp.traffic.stage_miss_probability > 0.99
     assert inp.traffic.hbm_read_bytes_per_stage / inp.traffic.l2_read_bytes_per_stage < 0.6
+    from perfmodel.sim.params import zero_fill_wait_cycles       # M = 64 in a 128-row box: zero fill (a small wait)
     assert inp.params.tma_latency_cycles == pytest.approx(
-        H100.tma.latency_cycles + inp.traffic.stage_miss_probability * H100.tma.hbm_miss_latency_cycles)
+        H100.tma.latency_cycles + inp.traffic.stage_miss_probability * H100.tma.hbm_miss_latency_cycles
+        + zero_fill_wait_cycles(H100, H100.clock.boost_hz, inp.params.grid_zero_fill_bytes))
 
 
 def test_hbm_latency_is_time_not_sm_cycles():
-    """At a lower SM clock an L2 miss costs fewer SM cycles (measured at boost); the L2 hit latency does not."""
+    """At a lower SM clock an L2 miss (and the zero fill's wait) costs fewer SM cycles (measured at boost); the L2 hit
+    latency does not."""
     from perfmodel.sim.params import build_inputs
     problem = make_problem("64x8192x28672", "bf16")
     cfg = derive(problem, H100, (128, 128, 64)).config
     hi = build_inputs(problem, cfg, H100, H100.clock.boost_hz).params
     lo = build_inputs(problem, cfg, H100, H100.clock.boost_hz / 2).params
+    from perfmodel.sim.params import zero_fill_wait_cycles
     assert hi.tma_latency_cycles - lo.tma_latency_cycles == pytest.approx(
-        hi.miss_probability * H100.tma.hbm_miss_latency_cycles / 2)
+        (hi.miss_probability * H100.tma.hbm_miss_latency_cycles
+         + zero_fill_wait_cycles(H100, H100.clock.boost_hz, hi.grid_zero_fill_bytes)) / 2)
     assert lo.hbm_queue_cycles == pytest.approx(hi.hbm_queue_cycles / 2)

@@ -419,10 +419,19 @@ def test_oob_land_table_pairs_each_zero_fill_ring_with_its_in_bounds_twin(capsys
     spec = importlib.util.spec_from_file_location("derive_oob_cost", root / "benchmarks/derive_oob_cost.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.main(["--land"]) == 0
+    first = root / "data/microbench/h100-80gb-hbm3-2026-11-26-oob-land.json"
+    assert mod.main(["--land", str(first)]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith(("  L2 ", "  HBM "))]
     assert len(rows) == 20                      # 2 B sources x (3 + 3 + 2 + 2) zero-fill rings
     # 128-row box, 112 rows of zero fill, 2 stages, B L2-resident, 112 CTAs: (3448.5 - 1420.5) / (112 x 128 x 112)
     assert "112:  1813/ 3448 ( 813/ 1420) +1.26" in out
+    # the zero fill's wait from every committed run, as configs/hardware/h100-sxm.toml holds it
+    assert mod.main(["--land"]) == 0
+    out = capsys.readouterr().out
+    from perfmodel.hardware import load_hardware
+    tma = load_hardware("h100-sxm").tma
+    assert (f"tma.oob_wait_cycles_per_byte = {tma.oob_wait_cycles_per_byte:.3g}, "
+            f"tma.oob_wait_free_bytes = {tma.oob_wait_free_bytes:.0f}") in out
+    assert "(64 rings" in out
     assert mod.main(["--land", str(root / "pyproject.toml")]) == 2

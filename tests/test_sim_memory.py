@@ -282,3 +282,34 @@ def test_the_drift_law_is_held_at_the_longest_run_it_was_fitted_on():
     assert held.drift_reads == pytest.approx(drift_cohorts(1.0, spread, hw.l2.drift_max_windows))
     free = traffic(problem, cfg, hw.with_values(**{"l2.drift_max_windows": 1e6}), sched, spread)
     assert free.drift_reads > held.drift_reads
+
+
+def test_zero_fill_waits_once_the_grid_requests_more_than_the_free_bytes():
+    """tma.oob_wait_* (mb_tma --oob-land, 2-stage rings): a stage lands later by a rate per zero-fill byte that all the
+    active SMs request in one k-block beyond a free amount, a time (scaled with the clock); a grid below the free amount,
+    a shape with no zero fill and the masked cp.async copies of the software-pipelined families wait nothing."""
+    from perfmodel.sim.memory import zero_fill_bytes_per_stage
+    from perfmodel.sim.params import build_inputs, zero_fill_wait_cycles
+    hw = load_hardware("h100-sxm")
+    rate, free = hw.tma.oob_wait_cycles_per_byte, hw.tma.oob_wait_free_bytes
+    assert 5e-4 < rate < 2e-3 and 2e5 < free < 1e6
+    boost = hw.clock.boost_hz
+    assert zero_fill_wait_cycles(hw, boost, free) == 0.0
+    assert zero_fill_wait_cycles(hw, boost, free + 1e6) == pytest.approx(rate * 1e6)
+    assert zero_fill_wait_cycles(hw, boost / 2, free + 1e6) == pytest.approx(rate * 1e6 / 2)
+    off = dataclasses.replace(hw, tma=dataclasses.replace(hw.tma, oob_wait_cycles_per_byte=None))
+    assert zero_fill_wait_cycles(off, boost, free + 1e6) == 0.0
+    cfg = KernelConfig.from_name("256x128x64_i64x128x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma")
+    m64 = make_problem("64x14336x3072", "bf16")             # 112 CTAs, each A box 192 of 256 rows beyond the edge
+    assert zero_fill_bytes_per_stage(m64, cfg) == 192 * 128
+    clock = 1.8e9
+    lat = build_inputs(m64, cfg, hw, clock).params.tma_latency_cycles
+    assert lat == pytest.approx(build_inputs(m64, cfg, off, clock).params.tma_latency_cycles
+                                + zero_fill_wait_cycles(hw, clock, 112 * 192 * 128))
+    few = make_problem("64x2048x3072", "bf16")              # 16 CTAs: 0.39 MB of zero fill, below the free amount
+    assert build_inputs(few, cfg, hw, clock).params.tma_latency_cycles == pytest.approx(
+        build_inputs(few, cfg, off, clock).params.tma_latency_cycles)
+    full = make_problem("256x14336x3072", "bf16")
+    assert build_inputs(full, cfg, hw, clock).params.grid_zero_fill_bytes == 0.0
+    ptr = build_inputs(m64, cfg, hw, clock, family="triton-ptr").params
+    assert ptr.grid_zero_fill_bytes == 0.0

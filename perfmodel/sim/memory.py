@@ -312,6 +312,14 @@ def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec)
     return 1 + (w - 1) * oob_a, 1 + (w - 1) * oob_b
 
 
+def zero_fill_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig) -> float:
+    """Bytes of one CTA's stage that its TMA boxes fill with zeros (the rows beyond the matrix edge, edge_fractions: of
+    a multicast box, the slice with the most), after multicast."""
+    mc_a, mc_b = multicast_factors(cfg)
+    oob_a, oob_b = edge_fractions(problem, cfg)
+    return a_stage_bytes(problem, cfg) / mc_a * oob_a + b_stage_bytes(problem, cfg) / mc_b * oob_b
+
+
 def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
                                  tma: bool = True, first: bool = False) -> float:
     """L2 bandwidth one CTA's stage occupies, in bytes at the full l2.bandwidth rate: each operand's L2

@@ -16,7 +16,7 @@ from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
 from .memory import (Traffic, gpc_inflight_bytes_per_stage, l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage,
                      multicast_factors, store_l2_bytes_per_tile, store_l2_lookups_per_tile, tma_bytes_per_clock,
-                     traffic)
+                     traffic, zero_fill_bytes_per_stage)
 from .rates import mma_flops_per_clock_per_sm
 from .scheduler import Schedule, make_schedule
 
@@ -86,6 +86,7 @@ class SimParams:
     gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
     l2_chip_bytes_per_clock: float = 0.0  # this SM's share of the chip's L2 bandwidth, the pool's limit aside (power)
     l2_pool_stage_cycles: float = 0.0     # cycles a stage takes at the GPC in-flight pool's limit (0: no limit)
+    grid_zero_fill_bytes: float = 0.0     # zero-fill bytes the grid's active SMs request in one k-block together
 
     @property
     def l2_share_gpc_bound(self) -> bool:
@@ -320,11 +321,23 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_
             "l2_tag_lookups_per_clock": (hw.l2.tag_lookups_per_s or 0.0) / clock_hz / sched.active_sms}
 
 
-def _latencies(hw: HardwareSpec, clock_hz: float, traf: Traffic) -> dict:
-    """The load latency of a stage and the HBM queueing scale at this clock (the other clock-dependent inputs)."""
+def zero_fill_wait_cycles(hw: HardwareSpec, clock_hz: float, grid_zero_fill_bytes: float) -> float:
+    """How much later a stage lands for the zero fill the grid requests in a k-block: tma.oob_wait_cycles_per_byte per
+    byte beyond tma.oob_wait_free_bytes (a time, measured at the boost clock, in SM cycles at this clock)."""
+    t = hw.tma
+    if not t.oob_wait_cycles_per_byte:
+        return 0.0
+    over = grid_zero_fill_bytes - (t.oob_wait_free_bytes or 0.0)
+    return t.oob_wait_cycles_per_byte * over * clock_hz / hw.clock.boost_hz if over > 0 else 0.0
+
+
+def _latencies(hw: HardwareSpec, clock_hz: float, traf: Traffic, grid_zero_fill_bytes: float = 0.0) -> dict:
+    """The load latency of a stage (with the zero fill's wait, zero_fill_wait_cycles) and the HBM queueing scale at
+    this clock (the other clock-dependent inputs)."""
     miss_c, queue_c = _hbm_latency(hw, clock_hz)
     p_miss = traf.stage_miss_probability
-    return {"tma_latency_cycles": hw.tma.latency_cycles + p_miss * miss_c, "hbm_queue_cycles": queue_c,
+    return {"tma_latency_cycles": hw.tma.latency_cycles + p_miss * miss_c
+            + zero_fill_wait_cycles(hw, clock_hz, grid_zero_fill_bytes), "hbm_queue_cycles": queue_c,
             "miss_probability": p_miss}
 
 
@@ -341,7 +354,7 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
                                                      p.l2_bytes_per_k,
                                                      (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms,
                                                      p.hbm_bytes_per_stage),
-                                 **_latencies(hw, clock_hz, inputs.traffic),
+                                 **_latencies(hw, clock_hz, inputs.traffic, p.grid_zero_fill_bytes),
                                  cta_setup_cycles=_setup_cycles(hw, clock_hz) if p.cta_setup_cycles else 0.0)
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
@@ -396,6 +409,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     gpc_b = (0.0, 0.0) if cp_async else tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf))
     # clock-free: at_clock reuses it
     crowd = hw.busiest_gpc_sms(sched.active_sms, sched.cluster_size, sch.cluster_launch)
+    grid_z = 0.0 if cp_async else c * sched.active_sms * zero_fill_bytes_per_stage(problem, cfg)
     hbm_b = c * (traf.hbm_read_bytes_per_stage + traf.hbm_write_bytes / (sched.n_tiles * cfg.cluster_size * k_iters))
     params = SimParams(
         tmem=sm100, stages=cfg.stages, k_iters=k_iters, tiles_per_cta=sched.tiles_per_cta, waves=sched.waves,
@@ -419,8 +433,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
                              else tma_bytes_per_clock(problem, cfg, hw)),
         gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1], gpc_crowd_sms=crowd,
-        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd, hbm_b), **_latencies(hw, clock_hz, traf),
-        wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
+        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd, hbm_b), **_latencies(hw, clock_hz, traf, grid_z),
+        grid_zero_fill_bytes=grid_z, wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,
         issue_overhead_cycles=hw.tensor_core.mma_issue_overhead_cycles,
