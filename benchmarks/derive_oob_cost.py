@@ -103,12 +103,13 @@ def land_table(paths: list[pathlib.Path]) -> int:
         pts = wait_points([r for r in recs if r["file"] == i])
         if pts:
             rate, free, rms = wait_fit(pts)
-            print(f"{p.name}: {len(pts)} rings, {rate * 1e6:.0f} cycles per MB beyond {free / 1e6:.2f} MB (rms {rms:.0f})")
+            print(f"{p.name}: {len(pts)} rings, {rate * 1e6:.0f} cycles per MB beyond {free / 1e6:.2f} MB "
+                  f"(rms {rms:.0f})")
     pts = wait_points(recs)
     if pts:
         rate, free, rms = wait_fit(pts)
-        print(f"the zero fill's wait, {WAIT_STAGES}-stage rings with B from HBM, all {len(paths)} files ({len(pts)} rings): "
-              f"tma.oob_wait_cycles_per_byte = {rate:.3g}, tma.oob_wait_free_bytes = {free:.0f} (rms {rms:.0f} cycles)")
+        print(f"the zero fill's wait, {WAIT_STAGES}-stage rings with B from HBM, all {len(paths)} files "
+              f"({len(pts)} rings): tma.oob_wait_cycles_per_byte = {rate:.3g}, tma.oob_wait_free_bytes = {free:.0f} (rms {rms:.0f} cycles)")
     recs = [r for r in recs if r["file"] == 0]       # the table: the first file
     twin = {(r["a_box_rows"], r["b_kwrap"], r["stages"], r["ctas"]): r for r in recs if r["oob_rows"] == 0}
     rows: dict = {}

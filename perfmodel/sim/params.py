@@ -34,6 +34,7 @@ class SimParams:
     # producer (TMA)
     tma_issue_cycles: float        # issuing one stage's boxes (+ arrive.expect_tx)
     tma_latency_cycles: float      # L2 latency + the stage's miss probability x the HBM miss latency (unloaded)
+    #                                + the zero fill's wait (zero_fill_wait_cycles)
     stage_tx_bytes: int            # expected on the stage's full barrier (both CTAs for cta_group::2)
     stage_smem_bytes: int          # written into this CTA's SMEM per stage
     l2_bytes_per_stage: float      # L2 bandwidth occupied (narrow box rows occupy more than they carry)
@@ -434,7 +435,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
                              else tma_bytes_per_clock(problem, cfg, hw)),
         gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1], gpc_crowd_sms=crowd,
         **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd, hbm_b), **_latencies(hw, clock_hz, traf, grid_z),
-        grid_zero_fill_bytes=grid_z, wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
+        grid_zero_fill_bytes=grid_z,
+        wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
         mma_latency_floor=hw.tensor_core.mma_min_latency_cycles,
         issue_overhead_cycles=hw.tensor_core.mma_issue_overhead_cycles,
