@@ -92,10 +92,11 @@ def land_table(paths: list[pathlib.Path]) -> int:
     """mb_tma --oob-land: each zero-fill ring's k-block and landing cycles against its in-bounds twin (same box, B
     source, stages and CTAs) at every CTA count, and the landing's growth per zero-fill byte the grid has in a k-block
     (cycles per byte x 1000: a wait that grows with the zero fill the grid requests together would be one number)."""
-    recs = []
+    recs, gpu_of = [], {}
     for i, p in enumerate(paths):
         doc = json.loads(p.read_text())
         recs += [{**r, "file": i} for r in doc.get("records", []) if r.get("bench") == "tma_oob_land"]
+        gpu_of[i] = next((r.get("name") for r in doc.get("records", []) if r.get("bench") == "device"), "?")
     if not recs:
         print("no tma_oob_land records", file=sys.stderr)
         return 2
@@ -105,11 +106,14 @@ def land_table(paths: list[pathlib.Path]) -> int:
             rate, free, rms = wait_fit(pts)
             print(f"{p.name}: {len(pts)} rings, {rate * 1e6:.0f} cycles per MB beyond {free / 1e6:.2f} MB "
                   f"(rms {rms:.0f})")
-    pts = wait_points(recs)
-    if pts:
-        rate, free, rms = wait_fit(pts)
-        print(f"the zero fill's wait, {WAIT_STAGES}-stage rings with B from HBM, all {len(paths)} files "
-              f"({len(pts)} rings): tma.oob_wait_cycles_per_byte = {rate:.3g}, tma.oob_wait_free_bytes = {free:.0f} (rms {rms:.0f} cycles)")
+    for gpu in sorted(set(gpu_of.values())):          # each GPU's runs together: its hardware file's values
+        files = [i for i, g in gpu_of.items() if g == gpu]
+        pts = wait_points([r for r in recs if r["file"] in files])
+        if pts:
+            rate, free, rms = wait_fit(pts)
+            print(f"{gpu}: the zero fill's wait, {WAIT_STAGES}-stage rings with B from HBM, {len(files)} files "
+                  f"({len(pts)} rings): tma.oob_wait_cycles_per_byte = {rate:.3g}, tma.oob_wait_free_bytes = "
+                  f"{free:.0f} (rms {rms:.0f} cycles)")
     recs = [r for r in recs if r["file"] == 0]       # the table: the first file
     twin = {(r["a_box_rows"], r["b_kwrap"], r["stages"], r["ctas"]): r for r in recs if r["oob_rows"] == 0}
     rows: dict = {}
