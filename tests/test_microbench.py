@@ -434,4 +434,8 @@ def test_oob_land_table_pairs_each_zero_fill_ring_with_its_in_bounds_twin(capsys
     assert (f"NVIDIA H100 80GB HBM3: the zero fill's wait, 2-stage rings with B from HBM, 4 files (64 rings): "
             f"tma.oob_wait_cycles_per_byte = {tma.oob_wait_cycles_per_byte:.3g}, "
             f"tma.oob_wait_free_bytes = {tma.oob_wait_free_bytes:.0f}") in out
+    tma = load_hardware("h200").tma                        # the H200 from its own run
+    assert (f"NVIDIA H200: the zero fill's wait, 2-stage rings with B from HBM, 1 files (16 rings): "
+            f"tma.oob_wait_cycles_per_byte = {tma.oob_wait_cycles_per_byte:.3g}, "
+            f"tma.oob_wait_free_bytes = {tma.oob_wait_free_bytes:.0f}") in out
     assert mod.main(["--land", str(root / "pyproject.toml")]) == 2
