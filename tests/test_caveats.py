@@ -102,12 +102,12 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
                   for r in sk.itertuples()]
     assert len(sk) >= 10
-    assert 0.12 <= sk["rel_err"].max() <= 0.26               # "the slowest 18% slower"
+    assert 0.18 <= sk["rel_err"].max() <= 0.32               # "up to 27%"
     mid = sk[(sk["ctas"] >= 40) & (sk["ctas"] <= 100)]["rel_err"]
-    lo, hi = (-0.04, 0.01) if gpu == "h100-sxm" else (0.03, 0.08)
-    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "2% faster (H100) and 5% slower (H200) ... at 40-100 CTAs"
+    lo, hi = (-0.02, 0.03) if gpu == "h100-sxm" else (0.04, 0.10)
+    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "0% (H100) and 7% (H200) ... at 40-100 CTAs"
     edge = sk[((sk["ctas"] > 24) & (sk["ctas"] < 40)) | (sk["ctas"] > 100)]["rel_err"]
-    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.05   # "1% (H100) / 3% (H200) faster at 25-40 and above 100"
+    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.05   # "-1% (H100) / -3% (H200) at 25-40 and above 100"
     quiet = sk[sk["ctas"] <= 24]["rel_err"]
     assert len(quiet) >= 2 and -0.05 <= quiet.mean() <= -0.01 and quiet.abs().max() <= 0.12   # "3% / 4% faster, up to 10%"
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]

@@ -306,14 +306,9 @@ def test_zero_fill_waits_once_the_grid_requests_more_than_the_free_bytes():
     lat = build_inputs(m64, cfg, hw, clock).params.tma_latency_cycles
     assert lat == pytest.approx(build_inputs(m64, cfg, off, clock).params.tma_latency_cycles
                                 + zero_fill_wait_cycles(hw, clock, 112 * 192 * 128))
-    # the GPC's pool holds the zero fill that much longer too (Little's law: bytes in flight until they land)
-    with_wait, without = build_inputs(m64, cfg, hw, clock).params, build_inputs(m64, cfg, off, clock).params
-    assert with_wait.l2_pool_stage_cycles > without.l2_pool_stage_cycles > 0
     few = make_problem("64x2048x3072", "bf16")              # 16 CTAs: 0.39 MB of zero fill, below the free amount
     assert build_inputs(few, cfg, hw, clock).params.tma_latency_cycles == pytest.approx(
         build_inputs(few, cfg, off, clock).params.tma_latency_cycles)
-    assert build_inputs(few, cfg, hw, clock).params.l2_pool_stage_cycles == pytest.approx(
-        build_inputs(few, cfg, off, clock).params.l2_pool_stage_cycles)
     full = make_problem("256x14336x3072", "bf16")
     assert build_inputs(full, cfg, hw, clock).params.grid_zero_fill_bytes == 0.0
     ptr = build_inputs(m64, cfg, hw, clock, family="triton-ptr").params

@@ -90,8 +90,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 2% faster (H100) and 5% slower (H200) than predicted on average at 40-100 CTAs, "
-                "the slowest 18% slower, and 1% (H100) / 3% (H200) faster at 25-40 and above 100 (calibration half). The model counts "
+                head + "such tiles measured 0% (H100) and 7% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 27%, and -1% (H100) / -3% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, held longer under HBM load: "
                 "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
                 "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))

@@ -294,8 +294,7 @@ def _loaded_pool_rate(pool_bytes: float, held0: float, queue_byte_cycles: float,
 
 
 def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_per_stage: float,
-                   gpc_bytes: tuple[float, float], crowd: int, hbm_bytes_per_stage: float = 0.0,
-                   grid_zero_fill_bytes: float = 0.0) -> dict:
+                   gpc_bytes: tuple[float, float], crowd: int, hbm_bytes_per_stage: float = 0.0) -> dict:
     """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock. The L2
     share is also held to what the SM's share of its GPC's in-flight TMA loads allows (gpu.gpc_inflight_bytes
     over the ``crowd`` SMs of the busiest GPC, HardwareSpec.busiest_gpc_sms: a grid that crowds one GPC is as
@@ -303,16 +302,14 @@ def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_
     the miss-like ones an HBM miss longer, so the SM completes at most (its share of the pool) / (those
     byte-cycles) stages a cycle; converted to the L2 occupancy bytes the L2 server counts. Under load the
     miss-like bytes are held tma.pool_queue_share of the loaded HBM queueing longer (tma.hbm_queue_ns x u / (1 - u),
-    u this SM's use of its HBM share, as in the pipeline; _loaded_pool_rate), and the zero fill (the SM's share of
-    ``grid_zero_fill_bytes``) the zero fill's wait longer (zero_fill_wait_cycles: its stage lands that much later)."""
+    u this SM's use of its HBM share, as in the pipeline; _loaded_pool_rate)."""
     l2 = chip = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
     hbm_share = hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms
     total, miss = gpc_bytes
     pool_cycles = 0.0
     if crowd and total > 0 and l2_bytes_per_stage > 0:
         miss_c, queue_c = _hbm_latency(hw, clock_hz)
-        held = (total * hw.tma.latency_cycles + miss * miss_c      # byte-cycles a stage
-                + grid_zero_fill_bytes / sched.active_sms * zero_fill_wait_cycles(hw, clock_hz, grid_zero_fill_bytes))
+        held = total * hw.tma.latency_cycles + miss * miss_c   # byte-cycles a stage
         rate = hw.gpu.gpc_inflight_bytes / crowd / held
         share = hw.tma.pool_queue_share or 0.0
         if share and queue_c and miss and hbm_bytes_per_stage > 0:     # held longer while HBM queues
@@ -357,7 +354,7 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule,
                                                      p.l2_bytes_per_k,
                                                      (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms,
-                                                     p.hbm_bytes_per_stage, p.grid_zero_fill_bytes),
+                                                     p.hbm_bytes_per_stage),
                                  **_latencies(hw, clock_hz, inputs.traffic, p.grid_zero_fill_bytes),
                                  cta_setup_cycles=_setup_cycles(hw, clock_hz) if p.cta_setup_cycles else 0.0)
     return ModelInputs(params, inputs.schedule, inputs.traffic)
@@ -437,8 +434,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
                              else tma_bytes_per_clock(problem, cfg, hw)),
         gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1], gpc_crowd_sms=crowd,
-        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd, hbm_b, grid_z),
-        **_latencies(hw, clock_hz, traf, grid_z),
+        **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd, hbm_b), **_latencies(hw, clock_hz, traf, grid_z),
         grid_zero_fill_bytes=grid_z,
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
         issuers=c * issuers, instr_per_stage=n_instr, instr_math_cycles=math_c, instr_smem_cycles=smem_c,
