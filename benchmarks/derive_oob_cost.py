@@ -26,11 +26,14 @@ ROW_BYTES = 128              # the A box's rows (64 bf16)
 MIN_CTAS = 96                # from here on the chip's L2 is the limit of the in-bounds ring
 
 
-def records(paths: list[pathlib.Path]) -> list[dict]:
+def records(paths: list[pathlib.Path], bench: str) -> list[dict]:
+    """The ``bench`` records of the files, each with its file's index ("file") and GPU ("gpu": the device record's
+    name)."""
     out = []
     for i, p in enumerate(paths):
-        doc = json.loads(p.read_text())
-        out += [{**r, "file": i} for r in doc.get("records", []) if r.get("bench") == "tma_skinny_oob" and r.get("b_kwrap")]
+        recs = json.loads(p.read_text()).get("records", [])
+        gpu = next((r.get("name") for r in recs if r.get("bench") == "device"), "?")
+        out += [{**r, "file": i, "gpu": gpu} for r in recs if r.get("bench") == bench]
     return out
 
 
@@ -92,11 +95,7 @@ def land_table(paths: list[pathlib.Path]) -> int:
     """mb_tma --oob-land: each zero-fill ring's k-block and landing cycles against its in-bounds twin (same box, B
     source, stages and CTAs) at every CTA count, and the landing's growth per zero-fill byte the grid has in a k-block
     (cycles per byte x 1000: a wait that grows with the zero fill the grid requests together would be one number)."""
-    recs, gpu_of = [], {}
-    for i, p in enumerate(paths):
-        doc = json.loads(p.read_text())
-        recs += [{**r, "file": i} for r in doc.get("records", []) if r.get("bench") == "tma_oob_land"]
-        gpu_of[i] = next((r.get("name") for r in doc.get("records", []) if r.get("bench") == "device"), "?")
+    recs = records(paths, "tma_oob_land")
     if not recs:
         print("no tma_oob_land records", file=sys.stderr)
         return 2
@@ -106,9 +105,9 @@ def land_table(paths: list[pathlib.Path]) -> int:
             rate, free, rms = wait_fit(pts)
             print(f"{p.name}: {len(pts)} rings, {rate * 1e6:.0f} cycles per MB beyond {free / 1e6:.2f} MB "
                   f"(rms {rms:.0f})")
-    for gpu in sorted(set(gpu_of.values())):          # each GPU's runs together: its hardware file's values
-        files = [i for i, g in gpu_of.items() if g == gpu]
-        pts = wait_points([r for r in recs if r["file"] in files])
+    for gpu in sorted({r["gpu"] for r in recs}):      # each GPU's runs together: its hardware file's values
+        files = {r["file"] for r in recs if r["gpu"] == gpu}
+        pts = wait_points([r for r in recs if r["gpu"] == gpu])
         if pts:
             rate, free, rms = wait_fit(pts)
             print(f"{gpu}: the zero fill's wait, {WAIT_STAGES}-stage rings with B from HBM, {len(files)} files "
@@ -149,7 +148,7 @@ def main(argv=None) -> int:
     try:
         if a.land:
             return land_table(paths)
-        recs = records(paths)
+        recs = [r for r in records(paths, "tma_skinny_oob") if r.get("b_kwrap")]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"cannot read the microbenchmark records: {exc.__class__.__name__}: {exc}", file=sys.stderr)
         return 2

@@ -55,6 +55,14 @@ def k_span(stages: int) -> int:
     return stages * 2 // math.gcd(stages, 2)
 
 
+def k_spans(stages: int, k_sim: int) -> tuple[int, int, int]:
+    """(kc, ka, kb): the window's last k-block kb, the start ka of the last k-span before it (the span P is read
+    over) and the start kc of the span before that one (a one-tile window's steadiness check)."""
+    kb = k_sim - 1
+    ka = max(kb - k_span(stages), 0)
+    return max(ka - k_span(stages), 0), ka, kb
+
+
 def window_tiles(stages: int, k_sim: int, tiles: int) -> tuple[int, int]:
     """(tiles to simulate, tiles one period of the tile pattern spans). Tile starts cycle through the
     ring every stages/gcd(stages, k) tiles, so the tile period D is averaged over that many tiles
@@ -110,8 +118,7 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
     ext_k, ext_t = p.k_iters - k_sim, tiles - n_sim
     if ext_k == 0 and ext_t == 0:
         return end
-    kb = k_sim - 1
-    ka = max(kb - k_span(p.stages), 0)
+    _, ka, kb = k_spans(p.stages, k_sim)
     per_k = [0.0] * len(end)
     if ext_k and kb > ka:
         # measured in the first tile: later tiles' windows also carry the previous tile's output stores,
@@ -261,12 +268,11 @@ def chip_activity(p: SimParams, sched, total_cycles: float) -> dict:
 def marks(n_sim: int, k_sim: int, p: SimParams, period: int = 1) -> frozenset:
     """The (tile, k) snapshots ``extrapolate`` reads (the per-k span of the first tile, the tile period)
     and those ``steady`` reads (the same span in the last tile, the tile period before the last)."""
-    kb = k_sim - 1
-    ka = max(kb - k_span(p.stages), 0)
+    kc, ka, kb = k_spans(p.stages, k_sim)
     last = n_sim - 1
     back = _back(n_sim, period)
     return frozenset({(0, ka), (0, kb), (last, kb), (max(last - back, 0), kb),
-                      (last, ka), (max(last - 2 * back, 0), kb), (0, max(ka - k_span(p.stages), 0))})
+                      (last, ka), (max(last - 2 * back, 0), kb)} | ({(0, kc)} if n_sim == 1 else set()))
 
 
 def _back(n_sim: int, period: int) -> int:
@@ -278,14 +284,12 @@ def steady(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, perio
     tile's period (a tile that starts after an epilogue first runs on a full ring and a refilled token
     bucket). Tiles: the last tile period equals the one before it (tile 0 is cold and never counted)
     and is not below the busiest resource's steady demand."""
-    kb = k_sim - 1
-    ka = max(kb - k_span(p.stages), 0)
+    kc, ka, kb = k_spans(p.stages, k_sim)
     last = n_sim - 1
     k_ok = k_sim >= p.k_iters or kb == ka
     if not k_ok and n_sim == 1:
         # one tile: its last k-span against the span before it (a ring still filling, a token bucket still
         # draining, an HBM queue still building run at another pace)
-        kc = max(ka - k_span(p.stages), 0)
         last_span = tr.snapshots[(0, kb)][0] - tr.snapshots[(0, ka)][0]
         before = (tr.snapshots[(0, ka)][0] - tr.snapshots[(0, kc)][0]) * (kb - ka) / max(ka - kc, 1)
         k_ok = ka == kc or abs(last_span - before) <= STEADY_TOLERANCE * max(last_span, 1.0)
