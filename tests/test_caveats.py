@@ -102,33 +102,33 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
                   for r in sk.itertuples()]
     assert len(sk) >= 10
-    assert 0.18 <= sk["rel_err"].max() <= 0.32               # "up to 27%"
+    assert 0.18 <= sk["rel_err"].max() <= 0.30               # "up to 25%"
     mid = sk[(sk["ctas"] >= 40) & (sk["ctas"] <= 100)]["rel_err"]
     lo, hi = (-0.02, 0.03) if gpu == "h100-sxm" else (0.04, 0.10)
-    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "0% (H100) and 7% (H200) ... at 40-100 CTAs"
+    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "0% (H100) and 6% (H200) ... at 40-100 CTAs"
     edge = sk[((sk["ctas"] > 24) & (sk["ctas"] < 40)) | (sk["ctas"] > 100)]["rel_err"]
-    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.05   # "-1% (H100) / -3% (H200) at 25-40 and above 100"
+    assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.05   # "-1% (H100) / -1% (H200) at 25-40 and above 100"
     quiet = sk[sk["ctas"] <= 24]["rel_err"]
     assert len(quiet) >= 2 and -0.05 <= quiet.mean() <= -0.01 and quiet.abs().max() <= 0.12   # "3% / 4% faster, up to 10%"
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]
     assert len(n64) >= 8
     lo, hi = (0.0, 0.04) if gpu == "h100-sxm" else (0.04, 0.10)
-    assert lo <= n64["rel_err"].mean() <= hi                  # "2% (H100) and 6% (H200) slower"
-    assert 0.14 <= n64["rel_err"].max() <= 0.24               # "up to 19%"
+    assert lo <= n64["rel_err"].mean() <= hi                  # "3% (H100) and 8% (H200) slower"
+    assert 0.14 <= n64["rel_err"].max() <= 0.24               # "up to 20%"
 
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
-    """"1% faster (H100) / 10% slower (H200) than predicted on average, 19% / 54% more than 10% off, from 23% faster
-    to 30% slower"."""
+    """"2% slower (H100) / 10% slower (H200) than predicted on average, 21% / 50% more than 10% off, from 23% faster
+    to 51% slower"."""
     cal = _calibration(gpu)
     drift = cal[cal["drift"]]
     assert len(drift) >= (50 if gpu == "h100-sxm" else 30)
-    lo, hi = (-0.03, 0.01) if gpu == "h100-sxm" else (0.06, 0.12)
+    lo, hi = (-0.01, 0.03) if gpu == "h100-sxm" else (0.06, 0.12)
     assert lo <= drift["rel_err"].mean() <= hi
     lo, hi = (0.12, 0.25) if gpu == "h100-sxm" else (0.45, 0.62)
     assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
-    assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.32
+    assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
 
 
 def test_the_long_k_drift_caveat_follows_the_run_and_the_bottleneck():
@@ -144,7 +144,7 @@ def test_the_long_k_drift_caveat_follows_the_run_and_the_bottleneck():
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_short_kernel_figures_hold_on_the_calibration_half(gpu):
-    """"predicted under 20 us: 3% (H100) / 1% (H200) slower on average, 21% / 7% of them beyond 10%"; on the H100 the
+    """"predicted under 20 us: 4% (H100) / 1% (H200) slower on average, 20% / 6% of them beyond 10%"; on the H100 the
     rest of the calibration half is closer (on the H200, with the CTA set-up counted, the short kernels are not worse)."""
     cal = _calibration(gpu)
     pred_s = 2 * cal["m"] * cal["n"] * cal["k"] / (cal["pred_tflops"] * 1e12)

@@ -48,8 +48,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if time_s is not None and 0 < time_s < SHORT_KERNEL_S:
         out.append(Caveat(
             "short-kernel",
-            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 3% (H100) and 1% (H200) slower than "
-            "predicted on average, 21% (H100) / 7% (H200) of them more than 10% off (calibration half; mostly one-wave "
+            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 4% (H100) and 1% (H200) slower than "
+            "predicted on average, 20% (H100) / 6% (H200) of them more than 10% off (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s), "
             "each CTA's set-up (gpu.cta_setup_s) and the first loads' latency; on some cards one crowded GPC runs "
             "rows whose pitch is not 128-byte aligned 16-19% slower a k-block (our tile probes), which it does not count"))
@@ -61,8 +61,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "sim/memory.progress_windows): the CTAs sharing a panel drift apart as they run (per-CTA probe: by 0.1-0.2 "
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
             "fitted on ncu's HBM bytes within 11% on average). What decides how far a configuration's CTAs spread is not "
-            "modelled (128x128 at 4 stages stays in step). Such points measured 1% faster (H100) / 10% slower (H200) than "
-            "predicted on average, 19% / 54% of them more than 10% off, from 23% faster to 30% slower (calibration "
+            "modelled (128x128 at 4 stages stays in step). Such points measured 2% slower (H100) / 10% slower (H200) than "
+            "predicted on average, 21% / 50% of them more than 10% off, from 23% faster to 51% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
@@ -79,8 +79,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
             "narrow-64-byte-rows",
-            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 2% (H100) and 6% (H200) "
-            "slower than predicted on the calibration half, up to 19%, and at 8192^3 and 4096x14336x4096 they ran "
+            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 3% (H100) and 8% (H200) "
+            "slower than predicted on the calibration half, up to 20%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:
@@ -90,8 +90,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 0% (H100) and 7% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 27%, and -1% (H100) / -3% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                head + "such tiles measured 0% (H100) and 6% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 25%, and -1% (H100) / -1% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, held longer under HBM load: "
                 "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
                 "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))

@@ -359,8 +359,11 @@ def tail_delta(p: SimParams, sched, k_sim: int, first_tile: SimTrace | None = No
     if sched.waves < 2 or in_tail >= sched.slots:
         return [0.0] * (1 + len(COUNTER_NAMES))
     scale = sched.slots / in_tail                 # active SMs in a full wave / in the tail
+    # every per-SM share of a chip-wide resource (params._memory_shares) grows alike: L2 bandwidth, its tag pipeline,
+    # the GPC pool and HBM
     tail_p = dataclasses.replace(p, l2_bytes_per_clock=p.l2_bytes_per_clock * scale,
                                  l2_chip_bytes_per_clock=p.l2_chip_bytes_per_clock * scale,
+                                 l2_tag_lookups_per_clock=p.l2_tag_lookups_per_clock * scale,
                                  l2_pool_stage_cycles=p.l2_pool_stage_cycles / scale,
                                  hbm_bytes_per_clock=p.hbm_bytes_per_clock * scale)
     return [t - f for t, f in zip(_one_tile(tail_p, k_sim), _one_tile(p, k_sim, first_tile))]
