@@ -24,6 +24,9 @@ import statistics
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import _jsonl  # noqa: E402
 FAST = 0.93   # a CTA whose time per tile is below this x the mean counts as fast
 
 
@@ -42,7 +45,7 @@ def launch_stats(run: list, tiles: int, grid: int) -> tuple[float, float, float,
 
 
 def rows(path: pathlib.Path):
-    for line in path.read_text().splitlines():
+    for line in _jsonl.lines(path):
         r = json.loads(line)
         if not r.get("cta_probe"):
             continue
@@ -58,7 +61,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sms", action="store_true", help="print the fast CTAs' SM ids of each row's first launch")
     a = ap.parse_args(argv)
     files = [pathlib.Path(f) for f in a.files] or [pathlib.Path(f) for f in
-                                                    sorted(glob.glob(str(ROOT / "data/ncu/*/*probe*.jsonl")))]
+                                                    sorted(glob.glob(str(ROOT / "data/ncu/*/*probe*.jsonl"))
+                                                           + glob.glob(str(ROOT / "data/ncu/*/*probe*.jsonl.gz")))]
     for f in files:
         try:
             found = list(rows(f))

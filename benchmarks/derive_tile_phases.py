@@ -18,15 +18,18 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from perfmodel.config import Epilogue, KernelConfig  # noqa: E402
+
+import _jsonl  # noqa: E402
 
 NCU = Path(__file__).resolve().parent.parent / "data" / "ncu"
 PRODUCER_WORDS = 128          # cta_samples[c][1 : 1 + 128]: the producer's samples; the tile words follow
 
 
 def rows(path: Path) -> list[dict]:
-    return [r for r in map(json.loads, path.read_text().splitlines()) if r.get("ok")]
+    return [r for r in map(json.loads, _jsonl.lines(path)) if r.get("ok")]
 
 
 def tile_words(sample: list[int]) -> list[int]:
