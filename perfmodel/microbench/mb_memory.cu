@@ -245,6 +245,20 @@ __global__ void __launch_bounds__(512) read_kernel(const uint4* __restrict__ p, 
   if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
 }
 
+// The L2's partitions (each caches what the SMs of its own GPCs read, the A100/H100 whitepapers): pass ps reads line i
+// with block (b + ps * rot) mod grid instead of b, so over the passes every line is read by SMs all over the chip, as
+// a GEMM's shared panels are; rot = 0 is read_kernel's pattern (each line by one SM)
+__global__ void __launch_bounds__(512) read_rotating_kernel(const uint4* __restrict__ p, size_t n, int passes,
+                                                            int rot, uint32_t* sink) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  uint32_t x = 0;
+  for (int ps = 0; ps < passes; ++ps) {
+    const size_t b = (blockIdx.x + (size_t)ps * rot) % gridDim.x;
+    for (size_t i = b * blockDim.x + threadIdx.x; i < n; i += stride) x ^= ldcg(p + i).w;
+  }
+  if (x == 0x9e3779b9u) sink[0] = x;
+}
+
 __global__ void __launch_bounds__(512) copy_kernel(const uint4* __restrict__ s, uint4* __restrict__ d, size_t n,
                                                    ClockProbe* probe) {
   const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
@@ -280,6 +294,19 @@ static void bench_bandwidth() {
     double bps = (double)bytes * passes / (ms * 1e-3);
     Rec("l2_read_bw").num("working_set_bytes", (double)bytes).num("passes", passes).num("ms", ms)
         .num("bytes_per_s", bps).num("sm_clock_hz", hz).num("bytes_per_clock", bps / hz).emit();
+  }
+  // The L2's partitions: working sets of 16-48 MiB read by one SM a line (rot 0) and by SMs all over the chip
+  // (rot: half the grid plus a few blocks, so a line's readers change SM and side every pass). If each partition holds
+  // its own copy of what both sides read, the shared reads fall to HBM speed past half the L2; the private ones hold.
+  for (int rot : {0, sms * 2 + 5}) {
+    for (size_t mib : {16, 24, 32, 40, 48}) {
+      size_t bytes = mib << 20, n = bytes / 16;
+      int passes = g_quick ? 8 : 64;
+      double ms = time_ms(g_quick ? 3 : 7, [&] { read_rotating_kernel<<<sms * 4, 512>>>(a, n, passes, rot, sink); });
+      double bps = (double)bytes * passes / (ms * 1e-3);
+      Rec("l2_partition_bw").num("working_set_bytes", (double)bytes).num("rotation_blocks", rot)
+          .num("passes", passes).num("ms", ms).num("bytes_per_s", bps).emit();
+    }
   }
   // HBM: read 2 GiB once; copy 1 GiB -> 1 GiB (bytes counted = read + write).
   {
