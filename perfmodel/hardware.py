@@ -162,6 +162,9 @@ class L2Section:
     lrc_merge_128b: float = _f(1, 8, optional=True)
     lrc_merge_per_stage: float = _f(0, 10, optional=True)
     lrc_merge_first_per_stage: float = _f(0, 10, optional=True)
+    # The share of the L2 that keeps a GEMM's operand panels for reuse across a wave (absent: 1, all of it): fitted on
+    # our ncu HBM reads of the GEMM (benchmarks/hbm_traffic.py --grid); sim/memory.reuse_capacity_bytes
+    reuse_capacity_fraction: float = _f(0.05, 1.0, optional=True)
     # How fast the CTAs of an L2-bound kernel drift apart, in k-blocks per k-block of their run (sim/memory.drift_cohorts;
     # absent: they walk K in step): the spread of the SMs' progress rates when the L2 path sets their pace
     sm_rate_spread: float = _f(0, 2, optional=True)

@@ -28,7 +28,7 @@ def _keys(shape, name, dtype="bf16", hw=H100, clock="boost"):
 
 
 def test_l2_bound_wide_rows_get_the_coalescer_caveat_and_the_others_do_not():
-    keys, p = _keys("8192x8192x8192", ONE_CONSUMER_64x256)
+    keys, p = _keys("4096x16384x2048", ONE_CONSUMER_64x256)
     assert p.bottleneck.value == "l2" and keys == {"l2-request-coalescing"}
     keys, p = _keys("8192x8192x8192", MC_128x256)          # multicast: the coalescing the model counts
     assert "l2-request-coalescing" not in keys
@@ -56,7 +56,7 @@ def test_no_caveats_off_our_data():
 
 
 def test_predict_prints_and_exports_them(capsys):
-    argv = ["predict", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--config", ONE_CONSUMER_64x256,
+    argv = ["predict", "--gpu", "h100-sxm", "--problem", "4096x16384x2048", "--config", ONE_CONSUMER_64x256,
             "--clock", "boost"]
     assert cli.main(argv) == 0
     assert "caveat     L2-bound with 128-byte box rows" in capsys.readouterr().out
@@ -90,13 +90,15 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
     l2 = cal[(cal["pred_bottleneck"] == "l2") & cal["wide_no_mc"] & ~cal["drift"]]   # "long-K points aside"
     assert len(l2) >= 50
-    assert -0.015 <= l2["rel_err"].mean() <= 0.01              # "within 1% on average"
-    lo, hi = (0.03, 0.05) if gpu == "h100-sxm" else (0.05, 0.07)
-    assert lo <= l2["rel_err"].abs().mean() <= hi              # "4% (H100) / 6% (H200) off on average"
-    lo, hi = (0.02, 0.08) if gpu == "h100-sxm" else (0.12, 0.22)
-    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 20 (H100) / 1 in 6 (H200) more than 10% off"
+    lo, hi = (-0.02, 0.0) if gpu == "h100-sxm" else (-0.04, -0.02)
+    assert lo <= l2["rel_err"].mean() <= hi                    # "predicted 1% (H100) / 3% (H200) slower on average"
+    lo, hi = (0.025, 0.04) if gpu == "h100-sxm" else (0.04, 0.06)
+    assert lo <= l2["rel_err"].abs().mean() <= hi              # "3% (H100) / 5% (H200) off on average"
+    lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.09, 0.17)
+    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 35 (H100) / 1 in 8 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
-    assert len(deep) >= 5 and abs(deep["rel_err"].mean()) <= 0.01   # "within 1% on average at every ring depth"
+    if gpu == "h100-sxm":                                      # "2% (H100) slower at rings of 7 or more stages"
+        assert len(deep) >= 5 and -0.03 <= deep["rel_err"].mean() <= -0.005
     sk = cal[(cal["m"] <= SKINNY_M) & (cal["tile_m"] >= 2 * SKINNY_M)].copy()
     hw = load_hardware(gpu)
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
@@ -112,21 +114,21 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     assert len(quiet) >= 2 and -0.05 <= quiet.mean() <= -0.01 and quiet.abs().max() <= 0.12   # "3% / 4% faster, up to 10%"
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]
     assert len(n64) >= 8
-    lo, hi = (0.0, 0.04) if gpu == "h100-sxm" else (0.04, 0.10)
-    assert lo <= n64["rel_err"].mean() <= hi                  # "3% (H100) and 8% (H200) slower"
-    assert 0.14 <= n64["rel_err"].max() <= 0.24               # "up to 20%"
+    lo, hi = (0.0, 0.03) if gpu == "h100-sxm" else (0.03, 0.07)
+    assert lo <= n64["rel_err"].mean() <= hi                  # "1% (H100) and 5% (H200) slower"
+    assert 0.09 <= n64["rel_err"].max() <= 0.16               # "up to 13%"
 
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
-    """"2% slower (H100) / 10% slower (H200) than predicted on average, 21% / 50% more than 10% off, from 23% faster
+    """"1% slower (H100) / 7% slower (H200) than predicted on average, 15% / 35% more than 10% off, from 23% faster
     to 51% slower"."""
     cal = _calibration(gpu)
     drift = cal[cal["drift"]]
     assert len(drift) >= (50 if gpu == "h100-sxm" else 30)
-    lo, hi = (-0.01, 0.03) if gpu == "h100-sxm" else (0.06, 0.12)
+    lo, hi = (-0.01, 0.03) if gpu == "h100-sxm" else (0.05, 0.10)
     assert lo <= drift["rel_err"].mean() <= hi
-    lo, hi = (0.12, 0.25) if gpu == "h100-sxm" else (0.45, 0.62)
+    lo, hi = (0.10, 0.20) if gpu == "h100-sxm" else (0.28, 0.42)
     assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
     assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
 

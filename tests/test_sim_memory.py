@@ -214,7 +214,7 @@ def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():
     assert still.reuse == "k-window" and still.drift_reads == 1.0
     windows = progress_windows(long_k, cfg, hw, s, still)
     assert windows > 40
-    assert drifting.drift_reads == pytest.approx(1 + 0.136 * windows / 2)
+    assert drifting.drift_reads == pytest.approx(1 + 0.136 * min(windows, hw.l2.drift_max_windows) / 2)
     assert drifting.hbm_read_bytes == pytest.approx(still.hbm_read_bytes * drifting.drift_reads, rel=1e-6)
     none = still.l2_read_bytes_per_stage * s.n_tiles * 768
     assert traffic(long_k, cfg, hw, s, 50.0).hbm_read_bytes == pytest.approx(none)     # every tile its own panels
@@ -222,6 +222,29 @@ def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():
     fits = traffic(short_k, cfg, hw, s2, 0.136)                                        # all-fit: nothing to drift from
     assert fits.reuse == "all-fit" and fits.drift_reads == 1.0
     assert fits.hbm_read_bytes == traffic(short_k, cfg, hw, s2).hbm_read_bytes
+
+
+def test_the_l2_keeps_a_fraction_of_itself_for_a_waves_panels():
+    """l2.reuse_capacity_fraction (fitted on our ncu HBM reads): a wave whose panels fill between that fraction and all
+    of the L2 no longer fits it: its reuse is the k-window's, whose slabs the drifting sharers re-read; a problem within
+    the fraction is unchanged. Our ncu of such waves read 1.5-5x the whole-L2 model's HBM bytes (benchmarks/hbm_traffic.py)."""
+    from perfmodel.sim.memory import reuse_capacity_bytes
+    hw = load_hardware("h100-sxm")
+    frac = hw.l2.reuse_capacity_fraction
+    assert 0.3 <= frac < 1.0
+    whole = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, reuse_capacity_fraction=None))
+    assert reuse_capacity_bytes(hw) == hw.l2.size_bytes * frac and reuse_capacity_bytes(whole) == hw.l2.size_bytes
+    cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    big = make_problem("8192x8192x8192", "bf16")         # a wave's panels: all of the L2 (ncu: 3.4 GB read, not 1.6)
+    s = make_schedule(big, cfg, hw)
+    spread = hw.l2.sm_rate_spread
+    once, kept = traffic(big, cfg, whole, s, spread), traffic(big, cfg, hw, s, spread)
+    assert reuse_capacity_bytes(hw) < once.wave_working_set_bytes <= hw.l2.size_bytes
+    assert once.reuse == "wave-fit" and once.drift_reads == 1.0          # a wave that fits has nothing to drift from
+    assert kept.reuse == "k-window" and kept.hbm_read_bytes > 1.5 * once.hbm_read_bytes   # the drifting sharers re-read
+    small = make_problem("2048x2048x2048", "bf16")       # everything within the fraction
+    s2 = make_schedule(small, cfg, hw)
+    assert traffic(small, cfg, hw, s2) == traffic(small, cfg, whole, s2)
 
 
 def test_zero_fill_rows_take_more_l2_than_rows_in_bounds():

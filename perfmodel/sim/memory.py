@@ -401,7 +401,7 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
     l2_b = b_stage_bytes(problem, cfg) / mc_b + sf / 2
     pa, pb = _panel_bytes(problem, cfg)
     write = problem.m * problem.n * problem.out_dtype.bits / 8 * problem.batch
-    l2 = hw.l2.size_bytes
+    l2 = reuse_capacity_bytes(hw)
     a0, b0 = wave_panels(sched, cfg.raster, cfg.group_size, 0)
     ws = len(a0) * pa + len(b0) * pb
     window = ws * min(1.0, cfg.stages * cfg.tile_k / problem.k)
@@ -442,7 +442,16 @@ def progress_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, 
     if traf.reuse != "k-window":
         return 0.0
     return _run_windows(sched.tiles_per_cta, math.ceil(problem.k / cfg.tile_k), traf.wave_working_set_bytes,
-                        hw.l2.size_bytes)
+                        reuse_capacity_bytes(hw))
+
+
+def reuse_capacity_bytes(hw: HardwareSpec) -> float:
+    """The L2 bytes that keep a GEMM's operand panels for reuse (l2.reuse_capacity_fraction of its size). With the whole
+    L2 the model read 1.5-5x too few HBM bytes wherever a wave's panels filled 0.5-1x of it (our ncu of the GEMM,
+    benchmarks/hbm_traffic.py). Why is open: plain loads from every SM keep 48 MiB resident (mb_memory l2_partition_bw),
+    so it is not simply a copy per L2 partition; the TMA loads' allocation and the output's write-allocated lines are
+    the suspects."""
+    return hw.l2.size_bytes * (hw.l2.reuse_capacity_fraction or 1.0)
 
 
 def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: Traffic) -> tuple[float, float]:
