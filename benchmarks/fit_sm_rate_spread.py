@@ -6,7 +6,7 @@
 the in-step k-window reuse each K-slab is then read 1 + spread x p / window times on average (sim/memory.drift_cohorts),
 and `predict` simulates an L2-bound k-window configuration again with that traffic. The rows: ncu runs of our kernel on
 CALIBRATION shapes (data/ncu/ksweep2, ksweep3; 2026-11-26) whose first prediction (sustained clock, no drift) is
-L2-bound under the k-window reuse, the ones the parameter acts on. The loss: the mean |log(model / measured HBM read
+L2-bound under the k-window reuse, with rings of at least l2.drift_min_stages: the ones the parameter acts on. The loss: the mean |log(model / measured HBM read
 bytes)| (`dram__bytes_read.sum`), golden-section search (perfmodel.calibration.fit._golden). Our per-CTA probe gives
 0.18 directly (the end-time spread of CTAs with equal work, data/ncu/lag): the fit is the check that the traffic law
 agrees with it. With it `l2.drift_max_windows`, the run (in L2 windows) beyond which the drift reads no more: a grid of
@@ -56,13 +56,32 @@ def rows(hw) -> list[tuple]:
             p, c = make_problem(rec["shape"], rec["dtype"]), KernelConfig.from_name(rec["config_name"])
             sched = make_schedule(p, c, hw)
             first = predict(p, c, still, clock="sustained")
-            if first.bottleneck.value == "l2" and traffic(p, c, hw, sched).reuse == "k-window":
+            if (first.bottleneck.value == "l2" and traffic(p, c, hw, sched).reuse == "k-window"
+                    and c.stages >= (hw.l2.drift_min_stages or 0)):
                 out.append((p, c, sched, float(value.replace(",", "")) * UNITS[unit]))
     return out
 
 
 def errors(hw, data, spread: float) -> list[float]:
     return [math.log(traffic(p, c, hw, s, spread).hbm_read_bytes / measured) for p, c, s, measured in data]
+
+
+def fit(hw, data, table: bool = False) -> tuple[float, float, float]:
+    """(loss, l2.drift_max_windows, l2.sm_rate_spread) of least loss: the spread fitted at each cap of DRIFT_CAPS."""
+    now = hw.l2.sm_rate_spread or 0.0
+    fits = []
+    for cap in DRIFT_CAPS:
+        h = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, drift_max_windows=cap))
+
+        def loss(spread: float, h=h) -> float:
+            e = errors(h, data, spread)
+            return sum(abs(x) for x in e) / len(e)
+
+        s, b = _golden(loss, *BOUNDS, now, loss(now), ITERS, False)
+        fits.append((b, cap, s))
+        if table:
+            print(f"    drift_max_windows {cap:6.1f}: spread {s:.4f} loss {b:.3f}")
+    return min(fits)
 
 
 def main() -> int:
@@ -94,14 +113,7 @@ def main() -> int:
           f"{longest:.1f} L2 windows")
     print(f"  in step (spread 0): loss {loss(0.0):.3f}; the file's {now} (drift_max_windows "
           f"{hw.l2.drift_max_windows}): loss {loss(now):.3f}")
-    fits = []
-    for cap in DRIFT_CAPS:
-        h = at_cap(cap)
-        s, b = _golden(lambda x, h=h: loss(x, h), *BOUNDS, now, loss(now, h), ITERS, False)
-        fits.append((b, cap, s))
-        if args.table:
-            print(f"    drift_max_windows {cap:6.1f}: spread {s:.4f} loss {b:.3f}")
-    best, cap, spread = min(fits)
+    best, cap, spread = fit(hw, data, table=args.table)
     hw = at_cap(cap)
     e = errors(hw, data, spread)
     print(f"  fitted l2.sm_rate_spread {spread:.4f}, l2.drift_max_windows {cap}: loss {best:.3f}, "

@@ -7,9 +7,9 @@ l2.drift_max_windows).
 Reads every data/ncu/**/*ncu*.jsonl row with dram__bytes_read.sum (the H200's from files whose path names h200),
 predicts it at the short clock, and prints log(measured / model) by the model's reuse class (all-fit: every panel
 fits the L2's reuse capacity; wave-fit: one wave's panels do; k-window: only a K window of them), overall and with
-the whole L2 keeping the panels (l2.reuse_capacity_fraction 1) for comparison. --grid: the mean |log| over a grid
-of fractions (GRID_FRACTIONS) and drift spreads (GRID_SPREADS, l2.drift_max_windows as in the file), the fit of the
-fraction (the least mean |log|).
+the whole L2 keeping the panels (l2.reuse_capacity_fraction 1) for comparison. --grid: the mean |log| at each fraction
+of GRID_FRACTIONS with the drift (l2.sm_rate_spread, l2.drift_max_windows) fitted at it by fit_sm_rate_spread.py,
+the fit of the fraction (the least mean |log|).
 """
 from __future__ import annotations
 
@@ -31,8 +31,7 @@ from perfmodel.errors import PerfmodelError  # noqa: E402
 from perfmodel.prediction.predict import predict  # noqa: E402
 
 UNITS = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
-GRID_FRACTIONS = (0.4, 0.5, 0.6, 0.7, 0.85, 1.0)
-GRID_SPREADS = (0.06, 0.08, 0.1, 0.13)
+GRID_FRACTIONS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.85, 1.0)
 
 
 def ncu_rows(gpu: str) -> list[dict]:
@@ -100,17 +99,18 @@ def main() -> int:
     whole = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, reuse_capacity_fraction=None))
     summary("reuse fraction 1 (all)", model_rows(whole, rows))
     if args.grid:
+        import fit_sm_rate_spread as drift_fit
         fits = []
         for frac in GRID_FRACTIONS:
-            for spread in GRID_SPREADS:
-                h = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, reuse_capacity_fraction=frac,
-                                                                    sm_rate_spread=spread))
-                xs = [x for _, x, _ in model_rows(h, rows)]
-                fits.append((statistics.fmean(abs(x) for x in xs), frac, spread))
-                print(f"    fraction {frac:4.2f}  spread {spread:5.3f}: mean |log(measured/model)| {fits[-1][0]:.3f}  "
-                      f"mean {statistics.fmean(xs):+.3f}")
-        best, frac, spread = min(fits)
-        print(f"  least mean |log|: l2.reuse_capacity_fraction {frac} (spread {spread}): {best:.3f}")
+            h = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, reuse_capacity_fraction=frac))
+            _, cap, spread = drift_fit.fit(h, drift_fit.rows(h))
+            h = dataclasses.replace(h, l2=dataclasses.replace(h.l2, sm_rate_spread=spread, drift_max_windows=cap))
+            xs = [x for _, x, _ in model_rows(h, rows)]
+            fits.append((statistics.fmean(abs(x) for x in xs), frac, spread, cap))
+            print(f"    fraction {frac:4.2f} (the drift fitted at it: spread {spread:.4f}, run cap {cap}): "
+                  f"mean |log(measured/model)| {fits[-1][0]:.3f}  mean {statistics.fmean(xs):+.3f}")
+        best, frac, spread, cap = min(fits)
+        print(f"  least mean |log|: l2.reuse_capacity_fraction {frac} (spread {spread:.4f}, cap {cap}): {best:.3f}")
     if args.rows:
         for r, x, reuse in sorted(res, key=lambda t: t[1]):
             print(f"    {r['shape']:<17} {r['dtype']:<5} {r['config_name']:<70} {reuse:<9} measured/model "

@@ -90,12 +90,12 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
     l2 = cal[(cal["pred_bottleneck"] == "l2") & cal["wide_no_mc"] & ~cal["drift"]]   # "long-K points aside"
     assert len(l2) >= 50
-    lo, hi = (-0.02, 0.0) if gpu == "h100-sxm" else (-0.04, -0.02)
-    assert lo <= l2["rel_err"].mean() <= hi                    # "predicted 1% (H100) / 3% (H200) slower on average"
+    lo, hi = (-0.02, 0.0) if gpu == "h100-sxm" else (-0.05, -0.03)
+    assert lo <= l2["rel_err"].mean() <= hi                    # "predicted 1% (H100) / 4% (H200) slower on average"
     lo, hi = (0.025, 0.04) if gpu == "h100-sxm" else (0.04, 0.06)
     assert lo <= l2["rel_err"].abs().mean() <= hi              # "3% (H100) / 5% (H200) off on average"
-    lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.09, 0.17)
-    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 35 (H100) / 1 in 8 (H200) more than 10% off"
+    lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.12, 0.21)
+    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 30 (H100) / 1 in 6 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
     if gpu == "h100-sxm":                                      # "2% (H100) slower at rings of 7 or more stages"
         assert len(deep) >= 5 and -0.03 <= deep["rel_err"].mean() <= -0.005
@@ -121,23 +121,23 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
-    """"1% slower (H100) / 7% slower (H200) than predicted on average, 15% / 35% more than 10% off, from 23% faster
+    """"2% slower (H100) / 6% slower (H200) than predicted on average, 13% / 29% more than 10% off, from 14% faster
     to 51% slower"."""
     cal = _calibration(gpu)
     drift = cal[cal["drift"]]
     assert len(drift) >= (50 if gpu == "h100-sxm" else 30)
-    lo, hi = (-0.01, 0.03) if gpu == "h100-sxm" else (0.05, 0.10)
+    lo, hi = (0.0, 0.04) if gpu == "h100-sxm" else (0.04, 0.08)
     assert lo <= drift["rel_err"].mean() <= hi
-    lo, hi = (0.10, 0.20) if gpu == "h100-sxm" else (0.28, 0.42)
+    lo, hi = (0.08, 0.18) if gpu == "h100-sxm" else (0.22, 0.36)
     assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
-    assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
+    assert -0.18 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
 
 
 def test_the_long_k_drift_caveat_follows_the_run_and_the_bottleneck():
     l2_bound = "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma"
     keys, p = _keys("4096x4096x49152", l2_bound, clock="sustained")
     assert p.details["drift_reads"] > 2 and "long-k-drift" in keys and "l2-request-coalescing" not in keys
-    keys, _ = _keys("4096x4096x4096", l2_bound, clock="sustained")        # a short run: the in-step reuse holds
+    keys, _ = _keys("2048x2048x2048", l2_bound, clock="sustained")        # a short run: the in-step reuse holds
     assert "long-k-drift" not in keys
     keys, p = _keys("4096x4096x49152", "128x256x64_i64x256x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma",
                     clock="sustained")

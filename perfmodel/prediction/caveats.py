@@ -60,9 +60,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"L2-bound over a long run ({run_windows:.0f} L2 windows of the wave's in-step reuse, "
             "sim/memory.progress_windows): the CTAs sharing a panel drift apart as they run (per-CTA probe: by 0.1-0.2 "
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
-            "fitted on ncu's HBM bytes within 13% on average, with the run beyond which it reads no more, l2.drift_max_windows). What decides how far a configuration's CTAs spread is not "
-            "modelled (128x128 at 4 stages stays in step). Such points measured 1% slower (H100) / 7% slower (H200) than "
-            "predicted on average, 15% / 35% of them more than 10% off, from 23% faster to 51% slower (calibration "
+            "fitted on ncu's HBM bytes within 16% on average, with the run beyond which it reads no more, l2.drift_max_windows). What decides how far a configuration's CTAs spread is not "
+            "modelled (128x128 at 4 stages stays in step). Such points measured 2% slower (H100) / 6% slower (H200) than "
+            "predicted on average, 13% / 29% of them more than 10% off, from 14% faster to 51% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
@@ -73,8 +73,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "a CTA's first tile, which the grid starts in step (l2.lrc_merge_128b, lrc_merge_per_stage, "
             "lrc_merge_first_per_stage), but the merge also moves with tile order and sharing (ncu: the SMs received "
             "1.01-2.18x the sectors the L2 served, data/ncu), so such points scatter: on our calibration data (long-K "
-            "points aside: long-k-drift) 3% (H100) / 5% (H200) off on average, predicted 1% (H100) / 3% (H200) "
-            "slower than measured on average and 2% (H100) slower at rings of 7 or more stages, 1 in 35 (H100) / 1 in 8 "
+            "points aside: long-k-drift) 3% (H100) / 5% (H200) off on average, predicted 1% (H100) / 4% (H200) "
+            "slower than measured on average and 2% (H100) slower at rings of 7 or more stages, 1 in 30 (H100) / 1 in 6 "
             "(H200) more than 10% off either way"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:

@@ -117,7 +117,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     if violations:
         raise IllegalConfigError(violations)
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
-    from ..sim.memory import progress_windows
+    from ..sim.memory import drift_spread, progress_windows
     from ..sim.params import at_clock, build_inputs
     from ..sim.power import power_cap
     cap = power_cap(regime, hw)         # None: no power limit applies (a fixed or the boost clock)
@@ -137,7 +137,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
         return clock, res, inputs
 
     clock, res, inputs = simulate(0.0)
-    spread = hw.l2.sm_rate_spread or 0.0
+    spread = drift_spread(cfg, hw)
     if (spread and fam.name == "ours" and not res.deadlock and res.details.get("later_bottleneck") == "l2"
             and inputs.traffic.reuse == "k-window"):
         # L2-bound (its later tiles: the first ones run in step with the grid): the SMs' unequal L2 shares spread the

@@ -375,6 +375,15 @@ def _run_windows(tiles_per_cta: int, k_iters: int, wave_bytes: float, l2_bytes: 
     return tiles_per_cta * k_iters / (l2_bytes / (wave_bytes / k_iters)) if wave_bytes > 0 else 0.0
 
 
+def drift_spread(cfg: KernelConfig, hw: HardwareSpec) -> float:
+    """How fast this configuration's CTAs drift apart when the L2 sets their pace (l2.sm_rate_spread), 0 for a ring
+    shallower than l2.drift_min_stages: our ncu of the GEMM at long K (data/ncu/depth_ncu, calib27_ncu) found 3-stage
+    rings near the in-step reads (a spread of 0.01-0.05 in the reads they imply) and 4-9-stage rings at 0.06-0.32 with no
+    trend beyond 4: a CTA whose ring holds three k-blocks cannot run ahead of the sharers it waits on in the L2."""
+    spread = hw.l2.sm_rate_spread or 0.0
+    return 0.0 if cfg.stages < (hw.l2.drift_min_stages or 0) else spread
+
+
 def drift_cohorts(window_kblocks: float, drift: float, progress_kblocks: float) -> float:
     """Mean number of times a wave's shared K-slab is read from HBM when its sharers drift apart.
 
@@ -447,7 +456,7 @@ def progress_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, 
 
 def reuse_capacity_bytes(hw: HardwareSpec) -> float:
     """The L2 bytes that keep a GEMM's operand panels for reuse (l2.reuse_capacity_fraction of its size). With the whole
-    L2 the model read 1.5-5x too few HBM bytes wherever a wave's panels filled 0.5-1x of it (our ncu of the GEMM,
+    L2 the model read 1.5-5x too few HBM bytes wherever a wave's panels filled 0.4-1x of it (our ncu of the GEMM,
     benchmarks/hbm_traffic.py). Why is open: plain loads from every SM keep 48 MiB resident (mb_memory l2_partition_bw),
     so it is not simply a copy per L2 partition; the TMA loads' allocation and the output's write-allocated lines are
     the suspects."""
