@@ -227,7 +227,7 @@ def test_extrapolation_matches_full_simulation_within_one_percent():
         for unit, u in full.utilization.items():
             assert window.utilization[unit] == pytest.approx(u, abs=0.02), unit
         n += _extrapolates(window)      # the adaptive window may grow to a whole small kernel (one tile a CTA: until
-    assert n >= 19                      # its last two k-spans agree)
+    assert n >= 18                      # its last two k-spans agree, k-block by k-block: 3072^3 non-persistent at 32)
 
 
 # the worst cases of benchmarks/bench_extrapolation.py before the window was adaptive (2.6% to 5.2% off
