@@ -88,7 +88,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gpu", default="h100-sxm")
     ap.add_argument("--table", action="store_true", help="print every row's model / measured bytes")
-    ap.add_argument("--apply", action="store_true", help="write the fitted l2.sm_rate_spread into the hardware file")
+    ap.add_argument("--apply", action="store_true",
+                    help="write the fitted l2.sm_rate_spread and l2.drift_max_windows into the hardware file")
     args = ap.parse_args()
     try:
         hw = load_hardware(args.gpu)
