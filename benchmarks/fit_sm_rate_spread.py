@@ -9,9 +9,7 @@ CALIBRATION shapes (data/ncu/ksweep2, ksweep3; 2026-11-26) whose first predictio
 L2-bound under the k-window reuse, with rings of at least l2.drift_min_stages: the ones the parameter acts on. The loss: the mean |log(model / measured HBM read
 bytes)| (`dram__bytes_read.sum`), golden-section search (perfmodel.calibration.fit._golden). Our per-CTA probe gives
 0.18 directly (the end-time spread of CTAs with equal work, data/ncu/lag): the fit is the check that the traffic law
-agrees with it. With it `l2.drift_max_windows`, the run (in L2 windows) beyond which the drift reads no more: a grid of
-runs (DRIFT_CAPS), the spread fitted at each, the pair of least loss. --apply writes both with a fit: source into the
-GPU's hardware file.
+agrees with it. --apply writes the fitted value with a fit: source into the GPU's hardware file.
 """
 from __future__ import annotations
 
@@ -38,8 +36,6 @@ NCU = ["data/ncu/ksweep2/ksweep_ncu.jsonl", "data/ncu/ksweep3/ksweep_ncu.jsonl"]
 UNITS = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
 BOUNDS = (0.0, 1.0)
 ITERS = 24
-# the runs (L2 windows) tried as l2.drift_max_windows: log-spaced, 10 to 400
-DRIFT_CAPS = tuple(round(10 * 1.25 ** i, 1) for i in range(17))
 
 
 def rows(hw) -> list[tuple]:
@@ -66,30 +62,21 @@ def errors(hw, data, spread: float) -> list[float]:
     return [math.log(traffic(p, c, hw, s, spread).hbm_read_bytes / measured) for p, c, s, measured in data]
 
 
-def fit(hw, data, table: bool = False) -> tuple[float, float, float]:
-    """(loss, l2.drift_max_windows, l2.sm_rate_spread) of least loss: the spread fitted at each cap of DRIFT_CAPS."""
+def fit(hw, data) -> tuple[float, float]:
+    """(l2.sm_rate_spread of least loss, its loss) on ``data`` (rows())."""
+    def loss(spread: float) -> float:
+        e = errors(hw, data, spread)
+        return sum(abs(x) for x in e) / len(e)
+
     now = hw.l2.sm_rate_spread or 0.0
-    fits = []
-    for cap in DRIFT_CAPS:
-        h = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, drift_max_windows=cap))
-
-        def loss(spread: float, h=h) -> float:
-            e = errors(h, data, spread)
-            return sum(abs(x) for x in e) / len(e)
-
-        s, b = _golden(loss, *BOUNDS, now, loss(now), ITERS, False)
-        fits.append((b, cap, s))
-        if table:
-            print(f"    drift_max_windows {cap:6.1f}: spread {s:.4f} loss {b:.3f}")
-    return min(fits)
+    return _golden(loss, *BOUNDS, now, loss(now), ITERS, False)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gpu", default="h100-sxm")
     ap.add_argument("--table", action="store_true", help="print every row's model / measured bytes")
-    ap.add_argument("--apply", action="store_true",
-                    help="write the fitted l2.sm_rate_spread and l2.drift_max_windows into the hardware file")
+    ap.add_argument("--apply", action="store_true", help="write the fitted l2.sm_rate_spread into the hardware file")
     args = ap.parse_args()
     try:
         hw = load_hardware(args.gpu)
@@ -101,24 +88,19 @@ def main() -> int:
         print("error: no ncu rows the drift acts on", file=sys.stderr)
         return 2
 
-    def at_cap(cap: float | None):
-        return dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, drift_max_windows=cap))
-
-    def loss(spread: float, h=hw) -> float:
-        e = errors(h, data, spread)
+    def loss(spread: float) -> float:
+        e = errors(hw, data, spread)
         return sum(abs(x) for x in e) / len(e)
 
     now = hw.l2.sm_rate_spread or 0.0
     longest = max(progress_windows(p, c, hw, s, traffic(p, c, hw, s)) for p, c, s, _ in data)
     print(f"{len(data)} ncu rows (calibration shapes, L2-bound under the k-window reuse); the longest run among them "
           f"{longest:.1f} L2 windows")
-    print(f"  in step (spread 0): loss {loss(0.0):.3f}; the file's {now} (drift_max_windows "
-          f"{hw.l2.drift_max_windows}): loss {loss(now):.3f}")
-    best, cap, spread = fit(hw, data, table=args.table)
-    hw = at_cap(cap)
+    print(f"  in step (spread 0): loss {loss(0.0):.3f}; the file's {now}: loss {loss(now):.3f}")
+    spread, best = fit(hw, data)
     e = errors(hw, data, spread)
-    print(f"  fitted l2.sm_rate_spread {spread:.4f}, l2.drift_max_windows {cap}: loss {best:.3f}, "
-          f"bias {sum(e) / len(e):+.3f}, within 25%: {sum(abs(x) < math.log(1.25) for x in e)}/{len(e)}")
+    print(f"  fitted l2.sm_rate_spread {spread:.4f}: loss {best:.3f}, bias {sum(e) / len(e):+.3f}, "
+          f"within 25%: {sum(abs(x) < math.log(1.25) for x in e)}/{len(e)}")
     if args.table:
         for (p, c, _, _), x in zip(data, e):
             print(f"    {p.m}x{p.n}x{p.k:<6} {c.name:<66} model/measured {math.exp(x):.2f}")
@@ -126,20 +108,14 @@ def main() -> int:
         path = ROOT / "configs" / "hardware" / f"{args.gpu}.toml"
         lines = path.read_text().splitlines()
         idx = [i for i, t in enumerate(lines) if t.startswith("sm_rate_spread")]
-        cap_idx = [i for i, t in enumerate(lines) if t.startswith("drift_max_windows")]
-        if not idx or not cap_idx:
-            print("error: no sm_rate_spread or drift_max_windows line in the hardware file", file=sys.stderr)
+        if not idx:
+            print("error: no sm_rate_spread line in the hardware file", file=sys.stderr)
             return 2
         src = (f"fit: python3 benchmarks/fit_sm_rate_spread.py --apply (the model's HBM reads against ncu "
                f"dram__bytes_read of our GEMM, {len(data)} calibration rows of {', '.join(NCU)} that are L2-bound "
-               f"under the k-window reuse, with l2.drift_max_windows; loss {loss(0.0):.3f} -> {best:.3f}), "
-               f"{datetime.date.today().isoformat()}; our per-CTA probe gives 0.18 (data/ncu/lag)")
+               f"under the k-window reuse; loss {loss(0.0):.3f} -> {best:.3f}), {datetime.date.today().isoformat()}; "
+               f"our per-CTA probe gives 0.18 (data/ncu/lag)")
         lines[idx[0]] = f'sm_rate_spread = {{ value = {rounded_value("l2.sm_rate_spread", spread)}, source = "{src}" }}'
-        cap_src = (f"fit: python3 benchmarks/fit_sm_rate_spread.py --apply, with l2.sm_rate_spread (the run, in L2 "
-                   f"windows of the reuse capacity, sim/memory.progress_windows, beyond which the drift reads no more: "
-                   f"the least loss over {DRIFT_CAPS[0]}-{DRIFT_CAPS[-1]}; the longest run among the rows "
-                   f"{longest:.1f}), {datetime.date.today().isoformat()}")
-        lines[cap_idx[0]] = f'drift_max_windows = {{ value = {cap}, source = "{cap_src}" }}'
         path.write_text("\n".join(lines) + "\n")
         print(f"  wrote {path.relative_to(ROOT)}")
     return 0

@@ -1,6 +1,5 @@
 """The model's HBM read bytes against ncu's for every committed ncu run of our GEMM on a calibration shape (traffic,
-not time): the fit of l2.reuse_capacity_fraction and the check of the drift fit (l2.sm_rate_spread,
-l2.drift_max_windows).
+not time): the fit of l2.reuse_capacity_fraction and the check of the drift fit (l2.sm_rate_spread).
 
     python3 benchmarks/hbm_traffic.py [--gpu h100-sxm|h200] [--rows] [--grid]
 
@@ -8,7 +7,7 @@ Reads every data/ncu/**/*ncu*.jsonl row with dram__bytes_read.sum (the H200's fr
 predicts it at the short clock, and prints log(measured / model) by the model's reuse class (all-fit: every panel
 fits the L2's reuse capacity; wave-fit: one wave's panels do; k-window: only a K window of them), overall and with
 the whole L2 keeping the panels (l2.reuse_capacity_fraction 1) for comparison. --grid: the mean |log| at each fraction
-of GRID_FRACTIONS with the drift (l2.sm_rate_spread, l2.drift_max_windows) fitted at it by fit_sm_rate_spread.py,
+of GRID_FRACTIONS with the drift (l2.sm_rate_spread) fitted at it by fit_sm_rate_spread.py,
 the fit of the fraction (the least mean |log|).
 """
 from __future__ import annotations
@@ -103,14 +102,14 @@ def main() -> int:
         fits = []
         for frac in GRID_FRACTIONS:
             h = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, reuse_capacity_fraction=frac))
-            _, cap, spread = drift_fit.fit(h, drift_fit.rows(h))
-            h = dataclasses.replace(h, l2=dataclasses.replace(h.l2, sm_rate_spread=spread, drift_max_windows=cap))
+            spread, _ = drift_fit.fit(h, drift_fit.rows(h))
+            h = dataclasses.replace(h, l2=dataclasses.replace(h.l2, sm_rate_spread=spread))
             xs = [x for _, x, _ in model_rows(h, rows)]
-            fits.append((statistics.fmean(abs(x) for x in xs), frac, spread, cap))
-            print(f"    fraction {frac:4.2f} (the drift fitted at it: spread {spread:.4f}, run cap {cap}): "
+            fits.append((statistics.fmean(abs(x) for x in xs), frac, spread))
+            print(f"    fraction {frac:4.2f} (the drift fitted at it: spread {spread:.4f}): "
                   f"mean |log(measured/model)| {fits[-1][0]:.3f}  mean {statistics.fmean(xs):+.3f}")
-        best, frac, spread, cap = min(fits)
-        print(f"  least mean |log|: l2.reuse_capacity_fraction {frac} (spread {spread:.4f}, cap {cap}): {best:.3f}")
+        best, frac, spread = min(fits)
+        print(f"  least mean |log|: l2.reuse_capacity_fraction {frac} (spread {spread:.4f}): {best:.3f}")
     if args.rows:
         for r, x, reuse in sorted(res, key=lambda t: t[1]):
             print(f"    {r['shape']:<17} {r['dtype']:<5} {r['config_name']:<70} {reuse:<9} measured/model "

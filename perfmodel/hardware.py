@@ -171,9 +171,6 @@ class L2Section:
     # The shallowest ring whose CTAs drift at that rate (absent: every ring): a shallower one keeps its sharers in step
     # (sim/memory.drift_spread)
     drift_min_stages: int = _f(1, 64, int, optional=True)
-    # The longest run (L2 windows, sim/memory.progress_windows) among the ncu rows sm_rate_spread was fitted on: the
-    # drift's extra reads are held at that run's beyond it (absent: no limit)
-    drift_max_windows: float = _f(1, 1e6, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

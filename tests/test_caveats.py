@@ -115,13 +115,13 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]
     assert len(n64) >= 8
     lo, hi = (0.0, 0.03) if gpu == "h100-sxm" else (0.03, 0.07)
-    assert lo <= n64["rel_err"].mean() <= hi                  # "1% (H100) and 5% (H200) slower"
-    assert 0.09 <= n64["rel_err"].max() <= 0.16               # "up to 13%"
+    assert lo <= n64["rel_err"].mean() <= hi                  # "2% (H100) and 5% (H200) slower"
+    assert 0.09 <= n64["rel_err"].max() <= 0.16               # "up to 14%"
 
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
-    """"2% slower (H100) / 6% slower (H200) than predicted on average, 13% / 29% more than 10% off, from 14% faster
+    """"2% slower (H100) / 6% slower (H200) than predicted on average, 13% / 32% more than 10% off, from 21% faster
     to 51% slower"."""
     cal = _calibration(gpu)
     drift = cal[cal["drift"]]
@@ -130,7 +130,7 @@ def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
     assert lo <= drift["rel_err"].mean() <= hi
     lo, hi = (0.08, 0.18) if gpu == "h100-sxm" else (0.22, 0.36)
     assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
-    assert -0.18 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
+    assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
 
 
 def test_the_long_k_drift_caveat_follows_the_run_and_the_bottleneck():

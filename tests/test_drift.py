@@ -38,11 +38,7 @@ def test_predict_counts_the_drift_only_where_the_first_pass_is_l2_bound():
     long_k = make_problem("4096x4096x49152", "bf16")
     drifting, still = predict(long_k, l2_bound, hw, clock="sustained"), predict(long_k, l2_bound, off, clock="sustained")
     assert still.bottleneck.value == "l2" and still.details["drift_reads"] == 1.0
-    assert drifting.details["drift_reads"] > 3
-    assert drifting.details["hbm_read_bytes"] > 3 * still.details["hbm_read_bytes"]
-    # no faster for the extra reads; measured 270 against 384 TFLOP/s, which the model (drift held at
-    # l2.drift_max_windows, 11 GB read where ncu counted 18) no longer reaches: the L2 stays its limit
-    assert drifting.tflops <= still.tflops
+    assert drifting.details["drift_reads"] > 3 and drifting.tflops < 0.85 * still.tflops   # measured 270 against 384
     t1, t0 = predict(long_k, tensor_bound, hw, clock="sustained"), predict(long_k, tensor_bound, off, clock="sustained")
     assert t1.tflops == t0.tflops and t1.details["drift_reads"] == 1.0
 

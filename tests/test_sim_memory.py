@@ -202,7 +202,7 @@ def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():
     in-step k-window; capped at every tile reading its own panels; the measured progress windows say how long a run
     is."""
     from perfmodel.config import KernelConfig
-    from perfmodel.sim.memory import drift_cohorts, progress_windows
+    from perfmodel.sim.memory import drift_cohorts, progress_windows, reuse_capacity_bytes
     assert drift_cohorts(100.0, 0.0, 5000.0) == 1.0
     assert drift_cohorts(100.0, 0.1, 2000.0) == pytest.approx(2.0)
     assert drift_cohorts(100.0, 0.1, 4000.0) > drift_cohorts(100.0, 0.1, 2000.0) > drift_cohorts(50.0 * 4, 0.1, 2000.0)
@@ -210,16 +210,18 @@ def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():
     cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
     long_k, short_k = make_problem("4096x4096x49152", "bf16"), make_problem("2048x2048x2048", "bf16")
     s = make_schedule(long_k, cfg, hw)
-    still, drifting = traffic(long_k, cfg, hw, s), traffic(long_k, cfg, hw, s, 0.136)
+    spread = hw.l2.sm_rate_spread
+    still, drifting = traffic(long_k, cfg, hw, s), traffic(long_k, cfg, hw, s, spread)
     assert still.reuse == "k-window" and still.drift_reads == 1.0
     windows = progress_windows(long_k, cfg, hw, s, still)
     assert windows > 40
-    assert drifting.drift_reads == pytest.approx(1 + 0.136 * min(windows, hw.l2.drift_max_windows) / 2)
+    assert drifting.drift_reads == pytest.approx(drift_cohorts(1.0, spread, windows, still.wave_working_set_bytes
+                                                               / reuse_capacity_bytes(hw)))
     assert drifting.hbm_read_bytes == pytest.approx(still.hbm_read_bytes * drifting.drift_reads, rel=1e-6)
     none = still.l2_read_bytes_per_stage * s.n_tiles * 768
     assert traffic(long_k, cfg, hw, s, 50.0).hbm_read_bytes == pytest.approx(none)     # every tile its own panels
     s2 = make_schedule(short_k, cfg, hw)
-    fits = traffic(short_k, cfg, hw, s2, 0.136)                                        # all-fit: nothing to drift from
+    fits = traffic(short_k, cfg, hw, s2, spread)                                        # all-fit: nothing to drift from
     assert fits.reuse == "all-fit" and fits.drift_reads == 1.0
     assert fits.hbm_read_bytes == traffic(short_k, cfg, hw, s2).hbm_read_bytes
 
@@ -290,21 +292,30 @@ def test_direct_stores_cost_a_request_per_row_piece_and_a_sector_slot_each():
     assert store_l2_bytes_per_tile(problem, tma, hw) == out              # whole lines at an aligned pitch
 
 
-def test_the_drift_law_is_held_at_the_longest_run_it_was_fitted_on():
-    """l2.drift_max_windows: a run longer than the ncu rows of the sm_rate_spread fit reads each K-slab no more often
-    than the longest of them did (no extrapolation of the fitted law)."""
-    from perfmodel.sim.memory import drift_cohorts, progress_windows
+def test_the_drift_spread_counts_up_to_one_tiles_k_loop():
+    """sim/memory.drift_cohorts with max_spread_kblocks: CTAs further apart than one tile's K are on different tiles,
+    so the spread that re-reads a slab stops growing there (ncu: 16384x10240x8192, 128 k-blocks a tile, read 3.4x the
+    in-step bytes where the unbounded law says 6); below the bound the law is unchanged, and the bound is continuous."""
+    from perfmodel.sim.memory import drift_cohorts, progress_windows, reuse_capacity_bytes
+    assert drift_cohorts(10.0, 0.1, 100.0, 50.0) == drift_cohorts(10.0, 0.1, 100.0) == pytest.approx(1.5)
+    assert drift_cohorts(10.0, 0.1, 100.0, 10.0) == pytest.approx(1.5)          # at the bound: the same
+    assert drift_cohorts(10.0, 0.1, 1000.0, 10.0) == pytest.approx(1 + (10 - 100 / 200) / 10)
+    assert drift_cohorts(10.0, 0.1, 1e6, 10.0) < 2.0 < drift_cohorts(10.0, 0.1, 1e6)
     hw = load_hardware("h100-sxm")
-    problem = make_problem("2048x65536x16384", "bf16")              # a long run, in no dataset
     cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
-    sched = make_schedule(problem, cfg, hw)
-    still = traffic(problem, cfg, hw, sched)
-    assert still.reuse == "k-window" and progress_windows(problem, cfg, hw, sched, still) > hw.l2.drift_max_windows
+    many, long_k = make_problem("16384x10240x8192", "bf16"), make_problem("4096x4096x49152", "bf16")
     spread = hw.l2.sm_rate_spread
-    held = traffic(problem, cfg, hw, sched, spread)
-    assert held.drift_reads == pytest.approx(drift_cohorts(1.0, spread, hw.l2.drift_max_windows))
-    free = traffic(problem, cfg, hw.with_values(**{"l2.drift_max_windows": 1e6}), sched, spread)
-    assert free.drift_reads > held.drift_reads
+    for problem, bound in ((many, True), (long_k, False)):
+        sched = make_schedule(problem, cfg, hw)
+        still = traffic(problem, cfg, hw, sched)
+        run, tile_k = (progress_windows(problem, cfg, hw, sched, still),
+                       still.wave_working_set_bytes / reuse_capacity_bytes(hw))
+        assert (spread * run > tile_k) is bound
+        assert traffic(problem, cfg, hw, sched, spread).drift_reads == pytest.approx(
+            drift_cohorts(1.0, spread, run, tile_k))
+    free = drift_cohorts(1.0, spread, progress_windows(many, cfg, hw, make_schedule(many, cfg, hw),
+                                                       traffic(many, cfg, hw, make_schedule(many, cfg, hw))))
+    assert traffic(many, cfg, hw, make_schedule(many, cfg, hw), spread).drift_reads < free
 
 
 def test_zero_fill_waits_once_the_grid_requests_more_than_the_free_bytes():

@@ -60,9 +60,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"L2-bound over a long run ({run_windows:.0f} L2 windows of the wave's in-step reuse, "
             "sim/memory.progress_windows): the CTAs sharing a panel drift apart as they run (per-CTA probe: by 0.1-0.2 "
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
-            "fitted on ncu's HBM bytes within 16% on average, with the run beyond which it reads no more, l2.drift_max_windows). What decides how far a configuration's CTAs spread is not "
+            "fitted on ncu's HBM bytes within 12% on average; the spread counted up to one tile's K loop). What decides how far a configuration's CTAs spread is not "
             "modelled (128x128 at 4 stages stays in step). Such points measured 2% slower (H100) / 6% slower (H200) than "
-            "predicted on average, 13% / 29% of them more than 10% off, from 14% faster to 51% slower (calibration "
+            "predicted on average, 13% / 32% of them more than 10% off, from 21% faster to 51% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
@@ -80,8 +80,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
             "narrow-64-byte-rows",
-            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 1% (H100) and 5% (H200) "
-            "slower than predicted on the calibration half, up to 13%, and at 8192^3 and 4096x14336x4096 they ran "
+            "64-byte box rows (64B swizzle), L2- or tensor-core-bound: such points measured 2% (H100) and 5% (H200) "
+            "slower than predicted on the calibration half, up to 14%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:

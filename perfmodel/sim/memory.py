@@ -384,24 +384,35 @@ def drift_spread(cfg: KernelConfig, hw: HardwareSpec) -> float:
     return 0.0 if cfg.stages < (hw.l2.drift_min_stages or 0) else spread
 
 
-def drift_cohorts(window_kblocks: float, drift: float, progress_kblocks: float) -> float:
+def drift_cohorts(window_kblocks: float, drift: float, progress_kblocks: float,
+                  max_spread_kblocks: float | None = None) -> float:
     """Mean number of times a wave's shared K-slab is read from HBM when its sharers drift apart.
 
     The in-step reuse assumes that the CTAs sharing a panel read each K-slab close together. Nothing resynchronises
     a persistent kernel's CTAs: after p k-blocks of their run they are spread over drift x p k-blocks (our per-CTA
     probe, data/ncu/lag: a panel's sharers spread over 0.1-0.2 x their progress in L2-bound tiles). L2 holds
     ``window_kblocks`` k-blocks of every panel the wave reads, so each window's worth of that spread is a cohort
-    that reads the slab again: 1 + drift x p / window reads, p / 2 on average over the run."""
+    that reads the slab again: 1 + drift x p / window reads, p / 2 on average over the run.
+
+    The spread that counts stops growing at ``max_spread_kblocks``: a tile's whole K loop (traffic() passes it in
+    windows, the wave's panels over the L2's reuse capacity). CTAs further apart than one tile's K are on different
+    tiles, and a slab's readers are the sharers on the same tile: at 16384x10240x8192 (128 k-blocks a tile, 78 tiles a
+    CTA) ncu counted 3.4x the in-step reads where the unbounded law says 6; at 4096x4096x49152 (768 k-blocks a tile,
+    8 tiles a CTA) 4.5x, which the bound leaves alone (data/ncu/ksweep3, ksweep2; benchmarks/fit_sm_rate_spread.py)."""
     if drift <= 0 or progress_kblocks <= 0 or window_kblocks <= 0:
         return 1.0
-    return 1.0 + drift * progress_kblocks / 2.0 / window_kblocks
+    spread = drift * progress_kblocks
+    if max_spread_kblocks is None or spread <= max_spread_kblocks:
+        return 1.0 + spread / 2.0 / window_kblocks
+    c = max_spread_kblocks          # the spread held at c from progress c / drift on: its mean over the run
+    return 1.0 + (c - c * c / (2.0 * spread)) / window_kblocks
 
 
 def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Schedule,
             drift: float = 0.0) -> Traffic:
     """HBM and L2 traffic of the kernel (module docstring). ``drift``: how fast the CTAs sharing a panel drift
     apart (k-blocks per k-block of their run; 0: in step): under the in-step k-window reuse each slab is read
-    drift_cohorts() times, up to once by every tile."""
+    drift_cohorts() times, the spread bound at one tile's K loop, up to once by every tile."""
     k_iters = math.ceil(problem.k / cfg.tile_k)
     cohorts = 1.0
     mc_a, mc_b = multicast_factors(cfg)
@@ -428,9 +439,7 @@ def traffic(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sched: Sc
                                    "wave-fit" if ws <= l2 else "k-window")
         if reuse == "k-window" and drift > 0:
             run = _run_windows(sched.tiles_per_cta, k_iters, ws, l2)
-            if hw.l2.drift_max_windows:             # the law is known up to the longest run it was fitted on
-                run = min(run, hw.l2.drift_max_windows)
-            cohorts = drift_cohorts(1.0, drift, run)
+            cohorts = drift_cohorts(1.0, drift, run, ws / l2)
             read_a, read_b = min(read_a * cohorts, l2_a * cta_stages), min(read_b * cohorts, l2_b * cta_stages)
     read = read_a + read_b
     return Traffic(hbm_read_bytes=read, hbm_write_bytes=write, l2_read_bytes_per_stage=l2_a + l2_b,

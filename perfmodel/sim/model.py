@@ -126,21 +126,31 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
         per_k = _rate(tr, (0, ka), (0, kb), kb - ka)
         per_k[0] = max(per_k[0], p.steady_first_stage_cycles)
     per_k_later = per_k
-    if ext_k and kb > ka and p.first_in_step:
-        # the first tile ran in step with the grid (its own L2 occupancy): the later tiles' period as the window's last
-        # tile shows it, held between the first tile's and that scaled by their busiest resource's steady pace against
-        # the first tile's (the window's last k-blocks may still carry the previous tile's stores and HBM queue)
-        per_k_later = _rate(tr, (n_sim - 1, ka), (n_sim - 1, kb), kb - ka)
-        slower = p.steady_stage_cycles / p.steady_first_stage_cycles
-        per_k_later[0] = max(min(max(per_k_later[0], per_k[0]), per_k[0] * slower), p.steady_stage_cycles)
     per_tile = [0.0] * len(end)
+    back = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
     if ext_t:
-        period = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
-        per_tile = _rate(tr, (n_sim - 1 - period, kb), (n_sim - 1, kb), period)
+        per_tile = _rate(tr, (n_sim - 1 - back, kb), (n_sim - 1, kb), back)
         per_tile[0] = max(per_tile[0], k_sim * p.steady_stage_cycles)   # a ring still filling looks faster
     # busy time of every unit per k-block and per tile is exact (bytes / rate): only time and stalls
     # need the measured rates
     busy_k, busy_tile = _busy_per_k(p), _busy_per_tile(p)
+    if ext_k and kb > ka and p.first_in_step:
+        # the first tile ran in step with the grid (its own L2 occupancy): the later tiles' period as the window's last
+        # tile shows it, held between the first tile's and that scaled by their busiest resource's steady pace against
+        # the first tile's (the window's last k-blocks may still carry the previous tile's stores and HBM queue), and
+        # no faster than the busiest resource allows a whole later tile: a window's short tiles run their k-blocks on
+        # the credit the epilogue left (a token bucket refilled while the loads paused), which a full-K tile spends
+        # within its K loop, so the floor is per tile, not per k-block (H200 8192^3 128x128 s7 direct stores: 51 of
+        # 128 k-blocks at 513 cycles, then 558)
+        per_k_later = _rate(tr, (n_sim - 1, ka), (n_sim - 1, kb), kb - ka)
+        slower = p.steady_stage_cycles / p.steady_first_stage_cycles
+        per_k_later[0] = min(max(per_k_later[0], per_k[0]), per_k[0] * slower)
+        tile_busy = max(p.k_iters * b + t for b, t in zip(busy_k, busy_tile))
+        if n_sim > 1:
+            window_tile = (tr.snapshots[(n_sim - 1, kb)][0] - tr.snapshots[(n_sim - 1 - back, kb)][0]) / back
+            per_k_later[0] = max(per_k_later[0], (tile_busy - window_tile) / ext_k)
+        else:
+            per_k_later[0] = max(per_k_later[0], p.steady_stage_cycles)
     tags = 1 + COUNTER_NAMES.index("l2_tags")
     if per_k_later is not per_k:
         per_k_later[1:7] = busy_k
