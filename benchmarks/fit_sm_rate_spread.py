@@ -6,8 +6,9 @@
 the in-step k-window reuse each K-slab is then read 1 + spread x p / window times on average (sim/memory.drift_cohorts),
 and `predict` simulates an L2-bound k-window configuration again with that traffic. The rows: ncu runs of our kernel on
 CALIBRATION shapes (data/ncu/ksweep2, ksweep3; 2026-11-26) whose first prediction (sustained clock, no drift) is
-L2-bound under the k-window reuse, with rings of at least l2.drift_min_stages: the ones the parameter acts on. The loss: the mean |log(model / measured HBM read
-bytes)| (`dram__bytes_read.sum`), golden-section search (perfmodel.calibration.fit._golden). Our per-CTA probe gives
+L2-bound under the k-window reuse, with rings of at least l2.drift_min_stages: the ones the parameter acts on. The
+loss: the mean |log(model / measured HBM read bytes)| (`dram__bytes_read.sum`), golden-section search
+(perfmodel.calibration.fit._golden). Our per-CTA probe gives
 0.18 directly (the end-time spread of CTAs with equal work, data/ncu/lag): the fit is the check that the traffic law
 agrees with it. --apply writes the fitted value with a fit: source into the GPU's hardware file.
 """
