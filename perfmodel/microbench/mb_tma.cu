@@ -33,6 +33,7 @@ static bool g_skinny_oob = false;   // only tma_skinny_oob
 static bool g_gpc_probe = false;    // only --gpc-probe
 static bool g_gpc_wide = false;     // only --gpc-wide
 static bool g_oob_land = false;     // only --oob-land
+static bool g_l2_residency = false; // only --l2-residency
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -626,6 +627,32 @@ static void bench_l2_panel(Ctx& c) {
           .num("chip_bytes_per_s", (double)iters * bytes * grid / (r.ms * 1e-3)).num("ms", r.ms).num("sm_clock_hz", r.hz)
           .emit();
     }
+  }
+}
+
+// L2 residency of TMA-loaded panels (issue 8, the fourteenth session: the GEMM's ncu HBM reads say only ~0.4 of the L2
+// keeps a wave's panels, while plain loads from every SM keep 48 MiB, mb_memory l2_partition_bw): a tensor of 16 KB
+// rows (K = 8192 bf16) of 12-48 MiB, 128-row panels that all SMs walk along K in step, each CTA starting at its own
+// panel and moving to the next one after a whole row (tma_stream_kernel mode 4), so every panel is read by other SMs
+// on the next pass; two passes a launch, timed over warm launches: a tensor the L2 keeps streams at L2 speed, one it
+// does not at HBM speed. Records "tma_l2_residency".
+static void bench_l2_residency(Ctx& c) {
+  const uint32_t inner = 64, outer = 128;
+  const int bytes = (int)(inner * outer * 2), stages = 4;
+  const int smem = smem_request(stages * bytes + 8 * stages);
+  set_smem((const void*)tma_stream_kernel, smem);
+  for (int mib : {8, 12, 16, 20, 24, 28, 32, 40, 48}) {
+    const uint64_t rows = ((uint64_t)mib << 20) / (8192 * 2);
+    const Tensor2D t = {c.big.base, rows, 8192};
+    CUtensorMap m = make_map(t, inner, outer, 128);
+    const int nb = (int)(t.cols / inner), panels = (int)(rows / outer);
+    const int iters = 2 * nb;   // two panels a CTA: every panel read twice a launch, by other SMs the second time
+    const StreamRun r = run_stream(c, m, c.sms, smem, stages, bytes, iters, inner, outer, panels, nb, 4,
+                                   g_quick ? 2 : 7);
+    Rec("tma_l2_residency").num("working_set_bytes", (double)((uint64_t)mib << 20)).num("panels", panels)
+        .num("box_bytes", bytes).num("stages", stages).num("ctas", c.sms).num("iters", iters)
+        .num("bytes_per_clock_per_sm", r.bpc).num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3))
+        .num("ms", r.ms).num("sm_clock_hz", r.hz).emit();
   }
 }
 
@@ -1290,8 +1317,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--gpc-probe")) g_gpc_probe = true;
     else if (!strcmp(argv[i], "--gpc-wide")) g_gpc_wide = true;
     else if (!strcmp(argv[i], "--oob-land")) g_oob_land = true;
+    else if (!strcmp(argv[i], "--l2-residency")) g_l2_residency = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1320,6 +1348,7 @@ int main(int argc, char** argv) {
   if (g_gpc_probe) { bench_gpc_probe(c); return 0; }
   if (g_gpc_wide) { bench_gpc_wide(c); return 0; }
   if (g_oob_land) { bench_oob_land(c); return 0; }
+  if (g_l2_residency) { bench_l2_residency(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
