@@ -466,9 +466,9 @@ def progress_windows(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, 
 def reuse_capacity_bytes(hw: HardwareSpec) -> float:
     """The L2 bytes that keep a GEMM's operand panels for reuse (l2.reuse_capacity_fraction of its size). With the whole
     L2 the model read 1.5-5x too few HBM bytes wherever a wave's panels filled 0.4-1x of it (our ncu of the GEMM,
-    benchmarks/hbm_traffic.py). Why is open: plain loads from every SM keep 48 MiB resident (mb_memory l2_partition_bw),
-    so it is not simply a copy per L2 partition; the TMA loads' allocation and the output's write-allocated lines are
-    the suspects."""
+    benchmarks/hbm_traffic.py). Our microbenchmarks: TMA-loaded panels that SMs all over the chip read stay in 24 MiB of
+    the 50 MiB L2 but not in 28 (mb_tma --l2-residency, data/ncu/l2_residency), while plain ld.global.cg loads keep 48
+    MiB (mb_memory l2_partition_bw): the TMA path keeps about half of it, as if each L2 partition held its own copy."""
     return hw.l2.size_bytes * (hw.l2.reuse_capacity_fraction or 1.0)
 
 
