@@ -40,8 +40,11 @@ def ncu_rows(gpu: str) -> list[dict]:
     for path in sorted((ROOT / "data" / "ncu").glob("**/*ncu*.jsonl")):
         if ("h200" in str(path.relative_to(ROOT))) != (gpu == "h200"):
             continue
-        for line in path.read_text().splitlines():
-            rec = json.loads(line)
+        for no, line in enumerate(path.read_text().splitlines(), 1):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                raise PerfmodelError(f"{path.relative_to(ROOT)}:{no}: not a JSON line") from None
             metric = (rec.get("metrics") or {}).get("dram__bytes_read.sum")
             if metric and rec.get("shape") in calibration:
                 value, unit = metric
@@ -88,7 +91,11 @@ def main() -> int:
     except PerfmodelError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    rows = ncu_rows(args.gpu)
+    try:
+        rows = ncu_rows(args.gpu)
+    except PerfmodelError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if not rows:
         print(f"error: no ncu rows with HBM read bytes for {args.gpu}", file=sys.stderr)
         return 2

@@ -10,5 +10,5 @@ T=$(ls /tmp/mbb/mb_tma-* | grep -v ptxas | head -1)
 timeout 200 $T --l2-residency > $OUT/residency.jsonl 2> $OUT/residency.err; echo "residency rc=$?"
 timeout 300 ncu --cache-control none --clock-control none --csv --log-file $OUT/residency_ncu.csv \
   --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,gpu__time_duration.sum \
-  $T --l2-residency > $OUT/residency_under_ncu.jsonl 2> $OUT/ncu.err; echo "ncu rc=$?"
+  $T --l2-residency > $OUT/residency_profiled.jsonl 2> $OUT/ncu.err; echo "ncu rc=$?"
 wc -l $OUT/*.jsonl $OUT/*.csv; date -u
