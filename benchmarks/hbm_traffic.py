@@ -87,12 +87,7 @@ def main() -> int:
     ap.add_argument("--grid", action="store_true", help="fit l2.reuse_capacity_fraction over a grid (with the drift)")
     args = ap.parse_args()
     try:
-        hw = load_hardware(args.gpu)
-    except PerfmodelError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    try:
-        rows = ncu_rows(args.gpu)
+        hw, rows = load_hardware(args.gpu), ncu_rows(args.gpu)
     except PerfmodelError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

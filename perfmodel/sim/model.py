@@ -127,7 +127,7 @@ def extrapolate(tr: SimTrace, p: SimParams, n_sim: int, k_sim: int, tiles: int, 
         per_k[0] = max(per_k[0], p.steady_first_stage_cycles)
     per_k_later = per_k
     per_tile = [0.0] * len(end)
-    back = max(1, min(period, n_sim - 2)) if n_sim > 2 else 1
+    back = _back(n_sim, period)
     if ext_t:
         per_tile = _rate(tr, (n_sim - 1 - back, kb), (n_sim - 1, kb), back)
         per_tile[0] = max(per_tile[0], k_sim * p.steady_stage_cycles)   # a ring still filling looks faster
