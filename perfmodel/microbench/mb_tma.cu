@@ -17,7 +17,9 @@
 //    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide); (--oob-land) a stage's
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
-//        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land]
+//        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
+//        --l2-residency | --miss-mix]
+//  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -34,6 +36,7 @@ static bool g_gpc_probe = false;    // only --gpc-probe
 static bool g_gpc_wide = false;     // only --gpc-wide
 static bool g_oob_land = false;     // only --oob-land
 static bool g_l2_residency = false; // only --l2-residency
+static bool g_miss_mix = false;     // only --miss-mix
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -134,9 +137,13 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
 // row pitch (nbx_log2 = the number of panels); mode 5: the same with each CTA out of phase along the row.
 // mode 2: a GEMM operand's panel walk from HBM: CTA g reads row panel g, g + grid, ... (`outer` rows each)
 // box by box along the row (nb = boxes per panel row, any count), as a K-major B operand is read.
+// mode 6 (miss mix): of every `nbx_log2` boxes, the first `mix` come from HBM (the CTA's own walk of the panels from
+// MIX_RESIDENT_PANELS on, as mode 2: each read once) and the rest from the first MIX_RESIDENT_PANELS panels (L2-resident:
+// CTA g on panel g mod that count, out of phase along the row): the L2's throughput with a known share of misses.
+#define MIX_RESIDENT_PANELS 4
 __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
                                   int inner, int outer, int nbx_log2, int nb, int mode, ClockProbe* probe,
-                                  unsigned long long* cycles) {
+                                  unsigned long long* cycles, int mix = 0, int panels = 0) {
   extern __shared__ uint8_t raw[];
   const uint32_t base = aligned_base(raw), bars = base + stages * box_bytes;
   if (threadIdx.x != 0) return;
@@ -150,12 +157,23 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
   w.b &= w.mask;
   Ring r(stages);
   long long t0 = clk();
+  int fetched = 0;   // mode 6: HBM boxes so far
   for (int it = 0; it < iters; ++it, r.next(), w.next()) {
     const uint32_t bar = bars + 8 * r.s;
     if (r.wrapped) mbar_wait(bar, r.parity);
     mbar_arrive_expect_tx(bar, box_bytes);
     int c0, c1;
-    if (mode == 2) {
+    if (mode == 6) {
+      if (it % nbx_log2 < mix) {
+        c0 = (fetched % nb) * inner;
+        const int walk = (int)((blockIdx.x + gridDim.x * (uint32_t)(fetched / nb)) % (uint32_t)(panels - MIX_RESIDENT_PANELS));
+        c1 = (MIX_RESIDENT_PANELS + walk) * outer;
+        ++fetched;
+      } else {
+        c0 = (int)((it + blockIdx.x * 7u) % (uint32_t)nb) * inner;
+        c1 = (int)(blockIdx.x % MIX_RESIDENT_PANELS) * outer;
+      }
+    } else if (mode == 2) {
       c0 = (it % nb) * inner;
       c1 = (int)(blockIdx.x + gridDim.x * (uint32_t)(it / nb)) * outer;
     } else if (mode == 4 || mode == 5) {  // the same walk over an L2-resident tensor of nbx_log2 panels shared by
@@ -653,6 +671,41 @@ static void bench_l2_residency(Ctx& c) {
         .num("box_bytes", bytes).num("stages", stages).num("ctas", c.sms).num("iters", iters)
         .num("bytes_per_clock_per_sm", r.bpc).num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3))
         .num("ms", r.ms).num("sm_clock_hz", r.hz).emit();
+  }
+}
+
+// L2 throughput with a share of misses (issue 8, the fifteenth session: do the L2's fills from HBM take L2 bandwidth?
+// the GEMM's L2-bound rows run slower than the model the more of their bytes miss): every SM streams 16 KB boxes (128
+// rows of 128 bytes, 128B swizzle) of the 1 GiB tensor (16 KB rows), `mix` of every `period` from HBM (each read once)
+// and the rest from 4 L2-resident panels (8 MiB), rings of 4 and 8; with fills free the chip moves the L2's bytes a
+// cycle until HBM (3.07 TB/s) binds at a miss share near 0.33, with a fill costing c of a hit byte's L2 time it moves
+// that / (1 + c x share). Records "tma_miss_mix" (miss_share: mix / period).
+static void bench_miss_mix(Ctx& c) {
+  const uint32_t inner = 64, outer = 128;
+  const int bytes = (int)(inner * outer * 2);
+  const Tensor2D& t = c.big;
+  CUtensorMap m = make_map(t, inner, outer, 128);
+  const int nb = (int)(t.cols / inner), panels = (int)(t.rows / outer);
+  const std::pair<int, int> mixes[] = {{0, 8}, {1, 16}, {1, 8}, {3, 16}, {2, 8}, {5, 16}, {3, 8}, {4, 8}, {6, 8},
+                                       {8, 8}};
+  for (int stages : {4, 8}) {
+    const int smem = smem_request(stages * bytes + 8 * stages);
+    set_smem((const void*)tma_stream_kernel, smem);
+    for (const auto& mp : mixes) {
+      const int iters = g_quick ? 512 : 2048;
+      const double ms = time_ms(g_quick ? 2 : 7, [&] {
+        tma_stream_kernel<<<c.sms, 32, smem>>>(m, stages, bytes, iters, inner, outer, mp.second, nb, 6, c.probe,
+                                               c.cycles, mp.first, panels);
+      });
+      const std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, (double)iters * bytes);
+      const double chip = (double)iters * bytes * c.sms / (ms * 1e-3);
+      Rec("tma_miss_mix").num("miss_share", (double)mp.first / mp.second).num("mix", mp.first)
+          .num("period", mp.second).num("box_bytes", bytes).num("stages", stages).num("ctas", c.sms)
+          .num("iters", iters).num("bytes_per_clock_per_sm", median(bpc))
+          .num("min_bytes_per_clock_per_sm", *std::min_element(bpc.begin(), bpc.end()))
+          .num("chip_bytes_per_s", chip).num("hbm_bytes_per_s", chip * mp.first / mp.second).num("ms", ms)
+          .num("sm_clock_hz", read_probe_hz(c.probe)).emit();
+    }
   }
 }
 
@@ -1318,8 +1371,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--gpc-wide")) g_gpc_wide = true;
     else if (!strcmp(argv[i], "--oob-land")) g_oob_land = true;
     else if (!strcmp(argv[i], "--l2-residency")) g_l2_residency = true;
+    else if (!strcmp(argv[i], "--miss-mix")) g_miss_mix = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1349,6 +1403,7 @@ int main(int argc, char** argv) {
   if (g_gpc_wide) { bench_gpc_wide(c); return 0; }
   if (g_oob_land) { bench_oob_land(c); return 0; }
   if (g_l2_residency) { bench_l2_residency(c); return 0; }
+  if (g_miss_mix) { bench_miss_mix(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
