@@ -171,6 +171,9 @@ class L2Section:
     # The shallowest ring whose CTAs drift at that rate (absent: every ring): a shallower one keeps its sharers in step
     # (sim/memory.drift_spread)
     drift_min_stages: int = _f(1, 64, int, optional=True)
+    # What an L2 fill from HBM costs the L2's data path, as a share of an L2 hit byte's time (absent: 0, fills free):
+    # every byte a stage reads from HBM also occupies the L2 this share of a hit (sim/memory.fill_occupancy_bytes_per_stage)
+    fill_cost: float = _f(0, 4, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

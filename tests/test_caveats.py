@@ -94,8 +94,8 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     assert lo <= l2["rel_err"].mean() <= hi                    # "predicted 1% (H100) / 4% (H200) slower on average"
     lo, hi = (0.025, 0.04) if gpu == "h100-sxm" else (0.04, 0.06)
     assert lo <= l2["rel_err"].abs().mean() <= hi              # "3% (H100) / 5% (H200) off on average"
-    lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.12, 0.21)
-    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 30 (H100) / 1 in 6 (H200) more than 10% off"
+    lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.07, 0.15)
+    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 30 (H100) / 1 in 9 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
     if gpu == "h100-sxm":                                      # "2% (H100) slower at rings of 7 or more stages"
         assert len(deep) >= 5 and -0.03 <= deep["rel_err"].mean() <= -0.005
@@ -121,14 +121,14 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
-    """"2% slower (H100) / 6% slower (H200) than predicted on average, 13% / 32% more than 10% off, from 21% faster
-    to 51% slower"."""
+    """"1% slower (H100) / 6% slower (H200) than predicted on average, 7% / 30% more than 10% off, from 21% faster
+    to 47% slower"."""
     cal = _calibration(gpu)
     drift = cal[cal["drift"]]
     assert len(drift) >= (50 if gpu == "h100-sxm" else 30)
     lo, hi = (0.0, 0.04) if gpu == "h100-sxm" else (0.04, 0.08)
     assert lo <= drift["rel_err"].mean() <= hi
-    lo, hi = (0.08, 0.18) if gpu == "h100-sxm" else (0.22, 0.36)
+    lo, hi = (0.04, 0.11) if gpu == "h100-sxm" else (0.22, 0.36)
     assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
     assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
 

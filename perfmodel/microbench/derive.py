@@ -471,3 +471,33 @@ def gpc_inflight_bytes(records: list[dict], latency_cycles: float, miss_latency_
         stage = 128 * r["tile_n"] * (2 if r["a_box"] != "none" else 1)
         vals.append(r["ctas"] * stage / r["cycles_per_kblock"] * (latency_cycles + miss_latency_cycles))
     return (statistics.median(vals), len(vals)) if vals else None
+
+
+# mb_tma --miss-mix points count toward l2.fill_cost while their HBM rate stays below this share of the all-miss
+# point's (the chip's HBM not yet the limit: H100 up to a miss share of 0.3125, H200 0.5)
+FILL_COST_MAX_HBM_SHARE = 0.75
+
+
+def fill_cost(records: list[dict]) -> tuple[float, int] | None:
+    """(c, points): what an L2 fill from HBM costs the L2, as a share of a hit byte's time. mb_tma --miss-mix streams
+    16 KB boxes from every SM, a share x of them from HBM; with a fill costing c of a hit the chip moves its all-hit
+    rate T0 / (1 + c x). Least squares of T0 / T - 1 = c x through the origin over the deepest ring's points (a
+    shallower one turns latency-bound as misses grow) whose HBM rate is under FILL_COST_MAX_HBM_SHARE of the all-miss
+    point's, every run (repeats too) against its own all-hit point. None without such points."""
+    mix = [r for r in records if r.get("bench") == "tma_miss_mix"]
+    if not mix:
+        return None
+    deepest = max(r["stages"] for r in mix)
+    xy = []
+    for rep in {r.get("repeat", 0) for r in mix}:
+        run = [r for r in mix if r["stages"] == deepest and r.get("repeat", 0) == rep]
+        base = [r["chip_bytes_per_s"] for r in run if r["miss_share"] == 0]
+        full = [r["hbm_bytes_per_s"] for r in run if r["miss_share"] == 1]
+        if not base or not full:
+            continue
+        for r in run:
+            if 0 < r["miss_share"] and r["hbm_bytes_per_s"] <= FILL_COST_MAX_HBM_SHARE * full[0]:
+                xy.append((r["miss_share"], base[0] / r["chip_bytes_per_s"] - 1))
+    if not xy:
+        return None
+    return sum(x * y for x, y in xy) / sum(x * x for x, _ in xy), len(xy)

@@ -62,8 +62,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
             "fitted on ncu's HBM bytes within 12% on average; the spread counted up to one tile's K loop). What decides "
             "how far a configuration's CTAs spread is not modelled (128x128 at 4 stages stays in step; rings of 3 stages "
-            "count none). Such points measured 2% slower (H100) / 6% slower (H200) than "
-            "predicted on average, 13% / 32% of them more than 10% off, from 21% faster to 51% slower (calibration "
+            "count none). Such points measured 1% slower (H100) / 6% slower (H200) than "
+            "predicted on average, 7% / 30% of them more than 10% off, from 21% faster to 47% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
@@ -75,7 +75,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "lrc_merge_first_per_stage), but the merge also moves with tile order and sharing (ncu: the SMs received "
             "1.01-2.18x the sectors the L2 served, data/ncu), so such points scatter: on our calibration data (long-K "
             "points aside: long-k-drift) 3% (H100) / 5% (H200) off on average, predicted 1% (H100) / 4% (H200) "
-            "slower than measured on average and 2% (H100) slower at rings of 7 or more stages, 1 in 30 (H100) / 1 in 6 "
+            "slower than measured on average and 2% (H100) slower at rings of 7 or more stages, 1 in 30 (H100) / 1 in 9 "
             "(H200) more than 10% off either way"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:

@@ -347,6 +347,16 @@ def l2_occupancy_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, hw: Ha
                       for w, p, st, rows in operand_layout(problem, cfg, hw))
 
 
+def fill_occupancy_bytes_per_stage(traf: Traffic, hw: HardwareSpec) -> float:
+    """L2 bandwidth, in bytes at the full l2.bandwidth rate (as l2_occupancy_bytes_per_stage), that one CTA's stage
+    takes for its L2 fills from HBM: l2.fill_cost of a hit byte per byte filled, a hit byte of a 128-byte box row
+    costing 1 / tma.l2_efficiency_128b (0 without l2.fill_cost). Our mb_tma --miss-mix (every SM streaming 16 KB boxes,
+    a share of them from HBM): the chip moves 1 / (1 + 0.16 x share) of its all-hit rate up to a share of 0.375 (H100)
+    and 0.5 (H200), where the all-hit rate is the same on both (7.0 TB/s)."""
+    c = hw.l2.fill_cost or 0.0
+    return c * traf.hbm_read_bytes_per_stage / hw.tma.l2_efficiency_128b if c else 0.0
+
+
 def _panel_bytes(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:
     """Full-K bytes of one cluster-row panel of A and one cluster-column panel of B (+ scale factors)."""
     rows, cols = cfg.cluster_m * cfg.tile_m, cfg.cluster_n * cfg.tile_n
