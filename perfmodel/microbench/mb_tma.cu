@@ -18,8 +18,9 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --miss-mix]
-//  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix).
+//        --l2-residency | --miss-mix | --pair-share]
+//  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
+//    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -37,6 +38,7 @@ static bool g_gpc_wide = false;     // only --gpc-wide
 static bool g_oob_land = false;     // only --oob-land
 static bool g_l2_residency = false; // only --l2-residency
 static bool g_miss_mix = false;     // only --miss-mix
+static bool g_pair_share = false;   // only --pair-share
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -1139,6 +1141,45 @@ static void bench_skinny_oob(Ctx& c) {
   }
 }
 
+// --pair-share (issue 8, the fifteenth session: one-wave grids whose B panels two CTAs share, 160x3584x14336, run
+// their crowded GPC's k-blocks as if every byte missed L2): the GEMM walk of a one-wave grid of 128x128 tiles without
+// MMAs (one tile a CTA, our kernel's tile order: raster along M in groups of 8), a 6-stage ring of 16 KB A and B
+// boxes, K = 28672 (448 k-blocks), consumer work 0 or the 128x128x64 tile's MMA time (520 cycles a k-block), grids of
+// 28..112 CTAs as the hardware places them: one M tile (each B panel read by one CTA; A's 128 rows shared by all), two
+// M tiles of a 256-row A (each B panel read by the two CTAs of its column, in step; each A panel by half the grid), and
+// two M tiles of a 160-row A (the second tile's A box 3/4 zero fill, as at M = 160). B streams from HBM. Records
+// "tma_pair_share": the median and the slowest CTA's cycles a k-block.
+static void bench_pair_share(Ctx& c) {
+  const uint64_t K = kSkinnyK;
+  const int stages = 6, a_bytes = 128 * 128, b_bytes = 128 * 128, k_iters = (int)(K / 64);
+  const int smem = smem_request(stages * (a_bytes + b_bytes) + 24 * stages);
+  set_smem((const void*)tma_gemm_walk_kernel, smem);
+  for (int work : {0, 520}) {
+    for (int ctas : {28, 56, 84, 112}) {
+      if (ctas > c.sms) continue;
+      for (const auto& mt : {std::pair<int, int>{1, 128}, {2, 256}, {2, 160}}) {
+        const int tiles_m = mt.first, tiles_n = ctas / tiles_m;
+        const Tensor2D A = {c.big.base, (uint64_t)mt.second, K};
+        const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * K * 2, (uint64_t)tiles_n * 128, K};
+        CUtensorMap ma = make_map(A, 64, 128, 128), mb = make_map(B, 64, 128, 128);
+        std::vector<double> ms_v;
+        for (int rep = 0; rep < 5; ++rep) {
+          c.flush();
+          ms_v.push_back(event_ms([&] {
+            tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n,
+                                                    0, 8, 128, 128, 0, work, c.cycles);
+          }));
+        }
+        const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+        Rec("tma_pair_share").num("ctas", ctas).num("tiles_m", tiles_m).num("tiles_n", tiles_n)
+            .num("a_tensor_rows", mt.second).num("b_sharers", tiles_m).num("stages", stages).num("work_cycles", work)
+            .num("k_iters", k_iters).num("ms", median(ms_v)).num("cycles_per_kblock", 1.0 / median(r))
+            .num("max_cycles_per_kblock", 1.0 / *std::min_element(r.begin(), r.end())).emit();
+      }
+    }
+  }
+}
+
 // Each ring on n SMs of one GPC, then on n spread over the GPCs (gpc_placements; n <= a GPC's SMs; at n = 1 only the
 // one GPC), five repeats: a record `bench` with the placement and SMs, then fields(rec, ring)'s keys, then the ring's.
 template <size_t R, class Fields>
@@ -1372,8 +1413,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--oob-land")) g_oob_land = true;
     else if (!strcmp(argv[i], "--l2-residency")) g_l2_residency = true;
     else if (!strcmp(argv[i], "--miss-mix")) g_miss_mix = true;
+    else if (!strcmp(argv[i], "--pair-share")) g_pair_share = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1404,6 +1446,7 @@ int main(int argc, char** argv) {
   if (g_oob_land) { bench_oob_land(c); return 0; }
   if (g_l2_residency) { bench_l2_residency(c); return 0; }
   if (g_miss_mix) { bench_miss_mix(c); return 0; }
+  if (g_pair_share) { bench_pair_share(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
