@@ -145,6 +145,29 @@ def test_a_multicast_box_is_as_slow_as_its_slice_with_the_most_zero_fill():
     assert edge_fractions(p, mc)[0] == pytest.approx(128 / (128 * 3))
 
 
+def test_the_slowest_cta_of_a_one_wave_grid_carries_its_edge_tile_s_zero_fill():
+    """edge_fractions(tiles_per_cta): the CTA with the most zero fill over its tiles, whose pace the GPC pool's law
+    follows (memory.gpc_inflight_bytes_per_stage). One tile a CTA: the edge tile's whole padding (mb_tma --pair-share:
+    at M = 160 the grid's slowest CTA runs 642 cycles a k-block, 481 at M = 256); many tiles a CTA, cycling over the
+    tile rows: the grid's share."""
+    from perfmodel.config import KernelConfig
+    from perfmodel.sim.memory import edge_fractions, gpc_inflight_bytes_per_stage
+    from perfmodel.sim.params import build_inputs
+    hw = load_hardware("h100-sxm")
+    cfg = KernelConfig.from_name("128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    one_wave, many = make_problem("160x3584x14336", "bf16"), make_problem("160x57344x4096", "bf16")
+    assert edge_fractions(one_wave, cfg) == (pytest.approx(96 / 256), 0.0)          # the grid's share
+    assert edge_fractions(one_wave, cfg, 1) == (pytest.approx(96 / 128), 0.0)       # the edge tile's CTA
+    assert edge_fractions(many, cfg, 4) == (pytest.approx(96 / 256), 0.0)           # 2 tile rows over 4 tiles: as the grid
+    assert edge_fractions(make_problem("256x3584x14336", "bf16"), cfg, 1) == (0.0, 0.0)
+    inputs = build_inputs(one_wave, cfg, hw, 1.8e9)
+    assert inputs.schedule.tiles_per_cta == 1
+    total, miss = gpc_inflight_bytes_per_stage(one_wave, cfg, inputs.traffic, 1)
+    _, grid_miss = gpc_inflight_bytes_per_stage(one_wave, cfg, inputs.traffic)
+    assert miss - grid_miss == pytest.approx(128 * 128 * (96 / 128 - 96 / 256) * (1 - inputs.traffic.a_miss_fraction))
+    assert inputs.params.gpc_miss_bytes == pytest.approx(miss)
+
+
 def test_a_ctas_first_tile_merges_its_shared_panels_in_step_with_the_grid():
     """sim/memory.lrc_merge(first=True): every CTA starts its first tile at launch, in step with the others that read
     the same panels, and the coalescer merges more of those reads (ncu, aligned 128-byte rows: received / served - 1 =

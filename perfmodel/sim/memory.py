@@ -278,15 +278,24 @@ def lrc_sharers(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool]:
             math.ceil(problem.m / (cfg.tile_m * cfg.cluster_m)) > 1 or cfg.cluster_m > 1)
 
 
-def edge_fractions(problem: GemmProblem, cfg: KernelConfig) -> tuple[float, float]:
-    """The shares of A's and of B's box rows that lie beyond the matrix edge (zero fill), over all tiles, for the CTA
-    that loads the most of them: the padding of M (N) up to a whole number of tiles, over that padded extent. A
-    multicast operand's box is split among the cluster's CTAs (each loads its slice of the tile's rows and multicasts
-    it), and a stage waits for every slice: the slice with the most zero fill sets the pace (the low-fill probe,
-    data/measurements/h100_oob_probe.jsonl: 256x128 tiles multicast 1x2 at M = 128, one CTA's 128-row slice all zero
-    fill, run 33% longer than at M = 192, where each slice is at most half zero fill)."""
+def edge_fractions(problem: GemmProblem, cfg: KernelConfig, tiles_per_cta: int = 0) -> tuple[float, float]:
+    """The shares of A's and of B's box rows that lie beyond the matrix edge (zero fill): the padding of M (N) up to a
+    whole number of tiles over that padded extent, a CTA's share when its tiles cycle over the tile rows (columns), and
+    so the grid's. A multicast operand's box is split among the cluster's CTAs (each loads its slice of the tile's rows
+    and multicasts it), and a stage waits for every slice: the slice with the most zero fill sets the pace (the low-fill
+    probe, data/measurements/h100_oob_probe.jsonl: 256x128 tiles multicast 1x2 at M = 128, one CTA's 128-row slice all
+    zero fill, run 33% longer than at M = 192, where each slice is at most half zero fill).
+
+    ``tiles_per_cta`` (> 0): the share of the CTA that loads the most of them, which the slowest CTA's pace follows: at
+    least the edge tile's padding over that many tiles. In a one-wave grid the CTAs of the edge tiles carry the whole
+    edge tile's zero fill (mb_tma --pair-share, data/ncu/pair_share: a 56-CTA grid of 128x128 tiles at M = 160, whose
+    second tile's A box is 3/4 zero fill, runs its slowest CTA 642 cycles a k-block against 481 at M = 256)."""
     mc_a, mc_b = multicast_factors(cfg)
-    return _worst_slice_padding(problem.m, cfg.tile_m, mc_a), _worst_slice_padding(problem.n, cfg.tile_n, mc_b)
+    fa, fb = _worst_slice_padding(problem.m, cfg.tile_m, mc_a), _worst_slice_padding(problem.n, cfg.tile_n, mc_b)
+    if tiles_per_cta > 0:
+        fa = max(fa, min(fa * math.ceil(problem.m / cfg.tile_m) / tiles_per_cta, 1.0))
+        fb = max(fb, min(fb * math.ceil(problem.n / cfg.tile_n) / tiles_per_cta, 1.0))
+    return fa, fb
 
 
 def _worst_slice_padding(extent: int, tile: int, slices: int) -> float:
@@ -482,14 +491,16 @@ def reuse_capacity_bytes(hw: HardwareSpec) -> float:
     return hw.l2.size_bytes * (hw.l2.reuse_capacity_fraction or 1.0)
 
 
-def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: Traffic) -> tuple[float, float]:
+def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: Traffic,
+                                 tiles_per_cta: int = 0) -> tuple[float, float]:
     """(bytes one CTA's stage has in flight, the part that waits as long as an L2 miss): its L2 reads after
     multicast, of which the rows that miss L2 and the rows beyond the matrix edge (zero fill: they hold their
-    place as long as a miss; our mb_tma --gpc-probe, a half out-of-bounds A box against one in bounds)."""
+    place as long as a miss; our mb_tma --gpc-probe, a half out-of-bounds A box against one in bounds), for the CTA
+    with the most zero fill over its ``tiles_per_cta`` tiles (edge_fractions; 0: the grid's share)."""
     mc_a, mc_b = multicast_factors(cfg)
     a = a_stage_bytes(problem, cfg) / mc_a
     b = b_stage_bytes(problem, cfg) / mc_b
-    oob_a, oob_b = edge_fractions(problem, cfg)
+    oob_a, oob_b = edge_fractions(problem, cfg, tiles_per_cta)
     sf = scale_stage_bytes(problem, cfg)
     miss = (a * (oob_a + (1 - oob_a) * traf.a_miss_fraction) + b * (oob_b + (1 - oob_b) * traf.b_miss_fraction)
             + sf * max(traf.a_miss_fraction, traf.b_miss_fraction))
