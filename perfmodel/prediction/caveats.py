@@ -49,7 +49,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         out.append(Caveat(
             "short-kernel",
             f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 4% (H100) and 1% (H200) slower than "
-            "predicted on average, 20% (H100) / 6% (H200) of them more than 10% off (calibration half; mostly one-wave "
+            "predicted on average, 17% (H100) / 6% (H200) of them more than 10% off (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s), "
             "each CTA's set-up (gpu.cta_setup_s) and the first loads' latency; on some cards one crowded GPC runs "
             "rows whose pitch is not 128-byte aligned 16-19% slower a k-block (our tile probes), which it does not count"))
