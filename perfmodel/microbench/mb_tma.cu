@@ -1144,7 +1144,8 @@ static void bench_skinny_oob(Ctx& c) {
 // --pair-share (issue 8, the fifteenth session: one-wave grids whose B panels two CTAs share, 160x3584x14336, run
 // their crowded GPC's k-blocks as if every byte missed L2): the GEMM walk of a one-wave grid of 128x128 tiles without
 // MMAs (one tile a CTA, our kernel's tile order: raster along M in groups of 8), a 6-stage ring of 16 KB A and B
-// boxes, K = 28672 (448 k-blocks), consumer work 0 or the 128x128x64 tile's MMA time (520 cycles a k-block), grids of
+// boxes, K = 28672 (448 k-blocks), consumer work 0, 320 or 520 cycles a k-block (the one consumer thread's wait and
+// release add some 200: 320 paces the ring near the 128x128x64 tile's MMA time, 512 cycles), grids of
 // 28..112 CTAs as the hardware places them: one M tile (each B panel read by one CTA; A's 128 rows shared by all), two
 // M tiles of a 256-row A (each B panel read by the two CTAs of its column, in step; each A panel by half the grid), and
 // two M tiles of a 160-row A (the second tile's A box 3/4 zero fill, as at M = 160). B streams from HBM. Records
@@ -1154,7 +1155,7 @@ static void bench_pair_share(Ctx& c) {
   const int stages = 6, a_bytes = 128 * 128, b_bytes = 128 * 128, k_iters = (int)(K / 64);
   const int smem = smem_request(stages * (a_bytes + b_bytes) + 24 * stages);
   set_smem((const void*)tma_gemm_walk_kernel, smem);
-  for (int work : {0, 520}) {
+  for (int work : {0, 320, 520}) {
     for (int ctas : {28, 56, 84, 112}) {
       if (ctas > c.sms) continue;
       for (const auto& mt : {std::pair<int, int>{1, 128}, {2, 256}, {2, 160}}) {
