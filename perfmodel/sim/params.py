@@ -409,7 +409,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     l2_occ = load_occ + store_occ / k_iters
     # (all, miss-like) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
     # loads of the software-pipelined families are not counted in it)
-    gpc_b = (0.0, 0.0) if cp_async else tuple(c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf, sched.tiles_per_cta))
+    gpc_b = (0.0, 0.0) if cp_async else tuple(
+        c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf, sched.tiles_per_cta))
     # clock-free: at_clock reuses it
     crowd = hw.busiest_gpc_sms(sched.active_sms, sched.cluster_size, sch.cluster_launch)
     grid_z = 0.0 if cp_async else c * sched.active_sms * zero_fill_bytes_per_stage(problem, cfg)
