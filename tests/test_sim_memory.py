@@ -158,7 +158,7 @@ def test_the_slowest_cta_of_a_one_wave_grid_carries_its_edge_tile_s_zero_fill():
     one_wave, many = make_problem("160x3584x14336", "bf16"), make_problem("160x57344x4096", "bf16")
     assert edge_fractions(one_wave, cfg) == (pytest.approx(96 / 256), 0.0)          # the grid's share
     assert edge_fractions(one_wave, cfg, 1) == (pytest.approx(96 / 128), 0.0)       # the edge tile's CTA
-    assert edge_fractions(many, cfg, 4) == (pytest.approx(96 / 256), 0.0)           # 2 tile rows over 4 tiles: as the grid
+    assert edge_fractions(many, cfg, 4) == (pytest.approx(96 / 256), 0.0)  # 2 tile rows, 4 tiles: as the grid
     assert edge_fractions(make_problem("256x3584x14336", "bf16"), cfg, 1) == (0.0, 0.0)
     inputs = build_inputs(one_wave, cfg, hw, 1.8e9)
     assert inputs.schedule.tiles_per_cta == 1
