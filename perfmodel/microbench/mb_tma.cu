@@ -18,7 +18,7 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --miss-mix | --pair-share]
+//        --l2-residency | --miss-mix | --pair-share | --pair-smem]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share).
 #include "mb_tma_common.cuh"
@@ -39,6 +39,7 @@ static bool g_oob_land = false;     // only --oob-land
 static bool g_l2_residency = false; // only --l2-residency
 static bool g_miss_mix = false;     // only --miss-mix
 static bool g_pair_share = false;   // only --pair-share
+static bool g_pair_smem = false;    // only --pair-smem
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -301,6 +302,59 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
     }
     cycles[cta] = clk() - t0;
     if (land) land[cta] = landed / (unsigned long long)(tiles * k_iters);
+  }
+}
+
+// --pair-share's walk (one tile a CTA, our tile order) with the consumer as two warpgroups that read `read_bytes` of
+// each landed stage with ld.shared (as the 128x128x64 tile's wgmma reads its operands: each warpgroup its A half and
+// all of B, 48 KB a k-block) and then spin `work` cycles before the stage is released (each of the 8 warps arrives):
+// do the consumers' shared-memory reads slow a ring whose loads the GPC pool holds?
+__global__ void tma_walk_smem_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
+                                     int stages, int a_bytes, int b_bytes, int k_iters, int tiles_m, int tiles_n,
+                                     int read_bytes, int work, unsigned long long* cycles, unsigned* sink) {
+  extern __shared__ uint8_t raw[];
+  const int stage_bytes = a_bytes + b_bytes;
+  const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 8); }
+    fence_mbar_init();
+    prefetch_map(&ma);
+    prefetch_map(&mb);
+  }
+  __syncthreads();
+  const long long t0 = clk();
+  int m, n;
+  tile_mn((int)blockIdx.x % (tiles_m * tiles_n), tiles_m, tiles_n, 0, 8, m, n);
+  if (threadIdx.x == 0) {            // producer
+    Ring r(stages);
+    for (int k = 0; k < k_iters; ++k, r.next()) {
+      if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
+      mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
+      const uint32_t dst = base + r.s * stage_bytes;
+      tma_load(dst, &ma, k * 64, m * 128, full + 8 * r.s);
+      tma_load(dst + a_bytes, &mb, k * 64, n * 128, full + 8 * r.s);
+    }
+  } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 256) {   // two consumer warpgroups
+    const int t = (int)threadIdx.x - 32;
+    int cs = 0;
+    uint32_t cpar = 0, acc = 0;
+    for (int it = 0; it < k_iters; ++it) {
+      mbar_wait(full + 8 * cs, cpar);
+      const uint32_t st = base + cs * stage_bytes;
+      for (int off = t * 16; off < read_bytes; off += 256 * 16) {
+        uint32_t x, y, z, w;
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(st + (uint32_t)(off % stage_bytes)));
+        acc ^= x ^ y ^ z ^ w;
+      }
+      const long long w0 = clk();
+      while (clk() - w0 < work) {}
+      __syncwarp();
+      if ((t & 31) == 0) mbar_arrive(empty + 8 * cs);
+      if (++cs == stages) { cs = 0; cpar ^= 1; }
+    }
+    if (t == 0) cycles[blockIdx.x] = clk() - t0;
+    if (acc == 0x12345678u) sink[0] = acc;
   }
 }
 
@@ -1181,6 +1235,44 @@ static void bench_pair_share(Ctx& c) {
   }
 }
 
+// --pair-smem: the --pair-share walks (56 and 84 CTAs, M = 256 and 160, and 28 CTAs) with two consumer warpgroups that
+// read 0 or 48 KB of each stage from shared memory (the 128x128x64 tile's wgmma operand reads) and then spin 0 or 200
+// cycles. Records "tma_pair_smem".
+static void bench_pair_smem(Ctx& c) {
+  const uint64_t K = kSkinnyK;
+  const int stages = 6, a_bytes = 128 * 128, b_bytes = 128 * 128, k_iters = (int)(K / 64);
+  const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+  set_smem((const void*)tma_walk_smem_kernel, smem);
+  unsigned* sink = nullptr;
+  CK(cudaMalloc(&sink, 4));
+  for (int work : {0, 200}) {
+    for (int read : {0, 48 * 1024}) {
+      for (int ctas : {28, 56, 84}) {
+        for (const auto& mt : {std::pair<int, int>{2, 256}, {2, 160}}) {
+          const int tiles_m = mt.first, tiles_n = ctas / tiles_m;
+          const Tensor2D A = {c.big.base, (uint64_t)mt.second, K};
+          const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * K * 2, (uint64_t)tiles_n * 128, K};
+          CUtensorMap ma = make_map(A, 64, 128, 128), mb = make_map(B, 64, 128, 128);
+          std::vector<double> ms_v;
+          for (int rep = 0; rep < 5; ++rep) {
+            c.flush();
+            ms_v.push_back(event_ms([&] {
+              tma_walk_smem_kernel<<<ctas, 32 + 256, smem>>>(ma, mb, stages, a_bytes, b_bytes, k_iters, tiles_m,
+                                                              tiles_n, read, work, c.cycles, sink);
+            }));
+          }
+          const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+          Rec("tma_pair_smem").num("ctas", ctas).num("tiles_m", tiles_m).num("a_tensor_rows", mt.second)
+              .num("stages", stages).num("smem_read_bytes", read).num("work_cycles", work).num("k_iters", k_iters)
+              .num("ms", median(ms_v)).num("cycles_per_kblock", 1.0 / median(r))
+              .num("max_cycles_per_kblock", 1.0 / *std::min_element(r.begin(), r.end())).emit();
+        }
+      }
+    }
+  }
+  CK(cudaFree(sink));
+}
+
 // Each ring on n SMs of one GPC, then on n spread over the GPCs (gpc_placements; n <= a GPC's SMs; at n = 1 only the
 // one GPC), five repeats: a record `bench` with the placement and SMs, then fields(rec, ring)'s keys, then the ring's.
 template <size_t R, class Fields>
@@ -1415,8 +1507,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--l2-residency")) g_l2_residency = true;
     else if (!strcmp(argv[i], "--miss-mix")) g_miss_mix = true;
     else if (!strcmp(argv[i], "--pair-share")) g_pair_share = true;
+    else if (!strcmp(argv[i], "--pair-smem")) g_pair_smem = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1448,6 +1541,7 @@ int main(int argc, char** argv) {
   if (g_l2_residency) { bench_l2_residency(c); return 0; }
   if (g_miss_mix) { bench_miss_mix(c); return 0; }
   if (g_pair_share) { bench_pair_share(c); return 0; }
+  if (g_pair_smem) { bench_pair_smem(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
