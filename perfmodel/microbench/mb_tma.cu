@@ -340,12 +340,18 @@ __global__ void tma_walk_smem_kernel(const __grid_constant__ CUtensorMap ma, con
     uint32_t cpar = 0, acc = 0;
     for (int it = 0; it < k_iters; ++it) {
       mbar_wait(full + 8 * cs, cpar);
-      const uint32_t st = base + cs * stage_bytes;
-      for (int off = t * 16; off < read_bytes; off += 256 * 16) {
-        uint32_t x, y, z, w;
-        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(st + (uint32_t)(off % stage_bytes)));
-        acc ^= x ^ y ^ z ^ w;
+      const uint32_t st = base + cs * stage_bytes, mask = (uint32_t)stage_bytes - 1;   // stage_bytes: a power of 2
+      const int rounds = read_bytes / (256 * 16);
+      for (int j = 0; j < rounds; j += 4) {      // four independent 16-byte loads a thread in flight
+        uint32_t v[16];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const uint32_t off = ((uint32_t)(t * 16 + (j + u) * 256 * 16)) & mask;
+          asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                       : "=r"(v[4 * u]), "=r"(v[4 * u + 1]), "=r"(v[4 * u + 2]), "=r"(v[4 * u + 3]) : "r"(st + off));
+        }
+#pragma unroll
+        for (int u = 0; u < 16; ++u) acc ^= v[u];
       }
       const long long w0 = clk();
       while (clk() - w0 < work) {}
