@@ -18,7 +18,7 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --miss-mix | --pair-share | --pair-smem]
+//        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share).
 #include "mb_tma_common.cuh"
@@ -40,6 +40,7 @@ static bool g_l2_residency = false; // only --l2-residency
 static bool g_miss_mix = false;     // only --miss-mix
 static bool g_pair_share = false;   // only --pair-share
 static bool g_pair_smem = false;    // only --pair-smem
+static bool g_direct_store = false; // only --direct-store
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -362,6 +363,35 @@ __global__ void tma_walk_smem_kernel(const __grid_constant__ CUtensorMap ma, con
     if (t == 0) cycles[blockIdx.x] = clk() - t0;
     if (acc == 0x12345678u) sink[0] = acc;
   }
+}
+
+// Direct stores of a GEMM epilogue (not TMA: our kernel's edir epilogue, gemm_sm90.cu epilogue_direct): each of `wgs`
+// warpgroups writes its 128x128 bf16 block of a (128 x wgs) x 128 tile from the wgmma accumulator layout, 4 bytes a
+// thread a store (a warp's store: 8 rows x 16 bytes), into a row-major output of N columns; CTA b takes tiles b,
+// b + grid, ... (M-fastest). cycles: each CTA's issue time of its tiles.
+__global__ void direct_store_kernel(uint32_t* D, int N, int tiles, int tiles_m, int tiles_n, unsigned long long* cycles) {
+  const int wg = (int)threadIdx.x / 128, tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+  const int tile_rows = (int)blockDim.x;           // 128 rows a warpgroup
+  uint32_t v = hash32(threadIdx.x + 7u * blockIdx.x);
+  __syncthreads();
+  const long long t0 = clk();
+  for (int j = 0; j < tiles; ++j) {
+    const int t = (int)((blockIdx.x + gridDim.x * (uint32_t)j) % (uint32_t)(tiles_m * tiles_n));
+    const int m_base = (t % tiles_m) * tile_rows + wg * 128, n_base = (t / tiles_m) * 128;
+#pragma unroll
+    for (int mi = 0; mi < 2; ++mi)
+#pragma unroll 4
+      for (int i = 0; i < 16; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = m_base + mi * 64 + warp * 16 + lane / 4 + 8 * h;
+          const int col = n_base + i * 8 + (lane % 4) * 2;
+          D[((size_t)row * N + col) / 2] = v;
+          v = v * 1664525u + 1013904223u;
+        }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clk() - t0;
 }
 
 // The SM a CTA runs on (%smid), after holding it `spin` cycles so that the grid's CTAs are resident together.
@@ -1279,6 +1309,36 @@ static void bench_pair_smem(Ctx& c) {
   CK(cudaFree(sink));
 }
 
+// --direct-store (issue 8, the fifteenth session: direct-store epilogues in multi-wave grids run 10-22% slower than the
+// model's per-SM store rate says, sync.direct_store_bytes_per_clock_per_sm 4.9 B a cycle, fitted): the epilogue's
+// stores alone, 1 or 2 warpgroups a CTA (the 128x128 and 256x128 tiles), output widths N = 1408 / 8064 / 8192 (row
+// pitch 2816 / 16128 / 16384 bytes), 16 tiles a CTA on 132 / 66 / 16 CTAs: is the store path an SM's or the chip's?
+// Records "direct_store": chip bytes a second (event time of the launch) and the median CTA's issue bytes a cycle.
+static void bench_direct_store(Ctx& c) {
+  for (int wgs : {1, 2}) {
+    for (int N : {1408, 8064, 8192}) {
+      for (int ctas : {c.sms, c.sms / 2, 16}) {
+        const int tiles_n = N / 128, per_cta = 16, tiles = ctas * per_cta;
+        const int tiles_m = (tiles + tiles_n - 1) / tiles_n;
+        const size_t rows = (size_t)tiles_m * 128 * wgs;
+        if (rows * N * 2 > (size_t)c.big.rows * c.big.cols * 2) continue;
+        std::vector<double> ms_v;
+        for (int rep = 0; rep < 5; ++rep) {
+          ms_v.push_back(event_ms([&] {
+            direct_store_kernel<<<ctas, 128 * wgs>>>((uint32_t*)c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
+          }));
+        }
+        const double bytes = (double)tiles * 128 * wgs * 128 * 2, ms = median(ms_v);
+        const std::vector<double> bpc = per_cta_rates(c.cycles, ctas, (double)per_cta * 128 * wgs * 128 * 2);
+        Rec("direct_store").num("warpgroups", wgs).num("n", N).num("pitch_bytes", N * 2).num("ctas", ctas)
+            .num("tiles_per_cta", per_cta).num("ms", ms).num("chip_bytes_per_s", bytes / (ms * 1e-3))
+            .num("issue_bytes_per_clock_per_sm", median(bpc)).num("min_issue_bytes_per_clock_per_sm",
+            *std::min_element(bpc.begin(), bpc.end())).emit();
+      }
+    }
+  }
+}
+
 // Each ring on n SMs of one GPC, then on n spread over the GPCs (gpc_placements; n <= a GPC's SMs; at n = 1 only the
 // one GPC), five repeats: a record `bench` with the placement and SMs, then fields(rec, ring)'s keys, then the ring's.
 template <size_t R, class Fields>
@@ -1514,8 +1574,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--miss-mix")) g_miss_mix = true;
     else if (!strcmp(argv[i], "--pair-share")) g_pair_share = true;
     else if (!strcmp(argv[i], "--pair-smem")) g_pair_smem = true;
+    else if (!strcmp(argv[i], "--direct-store")) g_direct_store = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1548,6 +1609,7 @@ int main(int argc, char** argv) {
   if (g_miss_mix) { bench_miss_mix(c); return 0; }
   if (g_pair_share) { bench_pair_share(c); return 0; }
   if (g_pair_smem) { bench_pair_smem(c); return 0; }
+  if (g_direct_store) { bench_direct_store(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
