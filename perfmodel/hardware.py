@@ -225,6 +225,9 @@ class SyncSection:
     mbarrier_arrive_cycles: float = _f(0, 10000)
     epilogue_bytes_per_clock_per_sm: float = _f(1, 4096)          # TMA-store epilogue (smem staging)
     direct_store_bytes_per_clock_per_sm: float = _f(0.1, 4096)    # epilogue storing fragments to global
+    # the store path one GPC's SMs share for those direct stores, bytes per SM cycle (absent: not modelled): the SMs
+    # of the grid's busiest GPC each get this over their count, at most the per-SM figure (sim/params.direct_store_rate)
+    direct_store_gpc_bytes_per_clock: float = _f(1, 1e5, optional=True)
     # what an mbarrier arrive from another CTA of the cluster takes beyond one from the same CTA (a multicast
     # stage is free only when every receiving CTA's consumers released it; absent: 0)
     cluster_arrive_cycles: float = _f(0, 100000, optional=True)

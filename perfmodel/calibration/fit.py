@@ -64,8 +64,6 @@ SM90_PARAMETERS = (
               why="sim/power.py: tensor power per busy cycle of a GEMM's streamed operands / the burn's one tile"),
     Parameter("clock.power_exponent", 1.0, 4.5, why="sim/power.py: P ~ f^gamma along the DVFS curve"),
     Parameter("l2.sm_clock_scaling", 0.0, 1.0, why="sim/params.py: L2 bytes per SM cycle vs the SM clock"),
-    Parameter("sync.direct_store_bytes_per_clock_per_sm", 1.0, 64.0, log=True,
-              why="sim/params.py: the direct epilogue's fragment stores"),
     Parameter("sync.epilogue_bytes_per_clock_per_sm", 8.0, 256.0, log=True,
               why="sim/params.py: the TMA-store epilogue (smem staging + TMA store)"),
     Parameter("smem.write_port_share", 0.0, 1.0,

@@ -360,6 +360,17 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
 
+def direct_store_rate(hw: HardwareSpec, crowd: int) -> float:
+    """Bytes a cycle one SM's direct-store epilogue writes: its own path's (sync.direct_store_bytes_per_clock_per_sm),
+    at most its share of its GPC's store path (sync.direct_store_gpc_bytes_per_clock over the ``crowd`` SMs of the
+    grid's busiest GPC, HardwareSpec.busiest_gpc_sms): the SMs of a grid end their tiles' mainloops together, so their
+    epilogues store together. Our mb_tma --direct-store (the epilogue's stores alone): 8.0 B a cycle an SM up to 16
+    CTAs; from 66 CTAs on the slowest CTA, the busiest GPC's, gets 63 (H100) / 74 (H200) B a cycle over its SMs."""
+    rate = hw.sync.direct_store_bytes_per_clock_per_sm
+    gpc = hw.sync.direct_store_gpc_bytes_per_clock
+    return min(rate, gpc / crowd) if gpc and crowd > 0 else rate
+
+
 def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float,
                  family: "KernelFamily | str | None" = None, drift: float = 0.0) -> ModelInputs:
     """The simulation's inputs for one SM running ``family``'s schedule (default: our kernel). Co-resident
@@ -449,7 +460,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         epi_bytes_per_worker=out_bytes if sm100 else out_bytes / issuers,
         epi_workers=1 if sm100 else c * issuers,
         epi_bytes_per_clock=(hw.sync.epilogue_bytes_per_clock_per_sm if cfg.epilogue is Epilogue.TMA_STORE
-                             else hw.sync.direct_store_bytes_per_clock_per_sm),
+                             else direct_store_rate(hw, crowd)),
         # direct stores of warpgroups that finish their mainloops together interleave on the SM's path (tile probe:
         # each of a 256x128 tile's two warpgroups stores at about half the path's rate, and both end together)
         epi_shared_path=not sm100 and cfg.epilogue is not Epilogue.TMA_STORE and c * issuers > 1,
