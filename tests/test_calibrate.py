@@ -19,7 +19,8 @@ from perfmodel.calibration.report import add_predictions, measured_frame
 
 DATA = Path(__file__).parent.parent / "data" / "measurements"
 H100_DATA = DATA / "h100_sm90_dataset.jsonl"
-EPI = "sync.epilogue_bytes_per_clock_per_sm"   # a fitted parameter (the direct stores' rate is measured since 2026-11-26)
+# a fitted parameter (the direct stores' rate, the earlier example, is measured since 2026-11-26)
+EPI = "sync.epilogue_bytes_per_clock_per_sm"
 
 
 def test_split_is_by_shape_and_covers_the_dataset():

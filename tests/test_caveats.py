@@ -97,8 +97,8 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.07, 0.15)
     assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 30 (H100) / 1 in 9 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
-    if gpu == "h100-sxm":                                      # "2% (H100) slower at rings of 7 or more stages"
-        assert len(deep) >= 5 and -0.03 <= deep["rel_err"].mean() <= -0.005
+    if gpu == "h100-sxm":                                      # "4% (H100) slower at rings of 7 or more stages"
+        assert len(deep) >= 5 and -0.05 <= deep["rel_err"].mean() <= -0.02
     sk = cal[(cal["m"] <= SKINNY_M) & (cal["tile_m"] >= 2 * SKINNY_M)].copy()
     hw = load_hardware(gpu)
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
