@@ -240,6 +240,19 @@ __device__ __forceinline__ void tile_mn(int t, int tiles_m, int tiles_n, int ras
   n = raster_n ? major : minor;
 }
 
+// A GEMM walk's ring: each stage's full barrier (the producer's one arrival and the TMA bytes) and empty barrier
+// (``releases`` arrivals), and the tensor maps prefetched; the whole CTA waits for it.
+__device__ __forceinline__ void init_walk_ring(uint32_t full, uint32_t empty, int stages, uint32_t releases,
+                                               const CUtensorMap* ma, const CUtensorMap* mb) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, releases); }
+    fence_mbar_init();
+    prefetch_map(ma);
+    prefetch_map(mb);
+  }
+  __syncthreads();
+}
+
 __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
                                      int stages, int a_bytes, int b_bytes, int tiles, int k_iters, int tiles_m,
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
@@ -259,13 +272,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
   const int stage_bytes = a_bytes + b_bytes;
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
   const uint32_t issued = empty + 8 * stages;   // land: each stage's issue clock (8 B a stage), for its landing time
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 1); }
-    fence_mbar_init();
-    prefetch_map(&ma);
-    prefetch_map(&mb);
-  }
-  __syncthreads();
+  init_walk_ring(full, empty, stages, 1, &ma, &mb);
   const long long t0 = clk();
   const int total = tiles_m * tiles_n;
   if (threadIdx.x == 0) {            // producer
@@ -316,13 +323,7 @@ __global__ void tma_walk_smem_kernel(const __grid_constant__ CUtensorMap ma, con
   extern __shared__ uint8_t raw[];
   const int stage_bytes = a_bytes + b_bytes;
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 8); }
-    fence_mbar_init();
-    prefetch_map(&ma);
-    prefetch_map(&mb);
-  }
-  __syncthreads();
+  init_walk_ring(full, empty, stages, 8, &ma, &mb);   // each of the 8 consumer warps releases a stage
   const long long t0 = clk();
   int m, n;
   tile_mn((int)blockIdx.x % (tiles_m * tiles_n), tiles_m, tiles_n, 0, 8, m, n);
