@@ -928,6 +928,20 @@ struct SkinnyRing {
   bool a_after = false;
   int b_kwrap = 0;   // B's k-blocks wrap every b_kwrap (an L2-resident B stream), 0: B streams from HBM
 };
+// A GEMM walk timed as the skinny and pair rings time it: `reps` launches, each after an L2 flush; the median launch
+// time and, from the last launch, the median and the slowest CTA's cycles a k-block (each CTA's clock64 in c.cycles).
+struct WalkTiming { double ms, cycles_per_kblock, max_cycles_per_kblock; };
+template <class Launch>
+static WalkTiming time_walk(Ctx& c, int ctas, int k_iters, int reps, Launch launch) {
+  std::vector<double> ms_v;
+  for (int rep = 0; rep < reps; ++rep) {
+    c.flush();
+    ms_v.push_back(event_ms(launch));
+  }
+  const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+  return {median(ms_v), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
+}
+
 struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock, land_cycles = 0; };
 static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, const std::vector<int>* on = nullptr,
                              unsigned long long* land = nullptr) {
@@ -950,18 +964,12 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, co
     CK(cudaMemcpy(d_map, map.data(), map.size() * sizeof(int), cudaMemcpyHostToDevice));
   }
   const int k_iters = (int)(K / 64), grid = on ? c.sms : ctas;
-  std::vector<double> ms_v;
-  for (int rep = 0; rep < reps; ++rep) {
-    c.flush();
-    ms_v.push_back(event_ms([&] {
-      tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
-                                              k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
-                                              k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap, land);
-    }));
-  }
+  const WalkTiming t = time_walk(c, ctas, k_iters, reps, [&] {
+    tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, k.stages, a_bytes, b_bytes, 1, k_iters, 1, ctas, 0, 8,
+                                            k.rows_a, k.rows_b, 0, k.work, c.cycles, k.a_private ? k.rows_a : 0,
+                                            k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap, land);
+  });
   if (d_map) CK(cudaFree(d_map));
-  const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
-  const double ms = median(ms_v);
   double land_med = 0;
   if (land) {                       // the median CTA's mean issue-to-landing cycles of a stage (last repetition)
     std::vector<unsigned long long> h(ctas);
@@ -969,8 +977,7 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, co
     std::vector<double> v(h.begin(), h.end());
     land_med = median(v);
   }
-  return {ms, (double)N * K * 2 / (ms * 1e-3), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end()),
-          land_med};
+  return {t.ms, (double)N * K * 2 / (t.ms * 1e-3), t.cycles_per_kblock, t.max_cycles_per_kblock, land_med};
 }
 
 // The fields every skinny record shares: the ring, the CTAs and what one skinny_ring run measured.
@@ -1232,6 +1239,15 @@ static void bench_skinny_oob(Ctx& c) {
   }
 }
 
+// The pair walks' operands (K = kSkinnyK bf16, 128-row boxes of 128 bytes): A of `a_rows` rows from the big buffer's
+// start (rows past them zero fill the edge tile's box) and B of `tiles_n` 128-row panels after A's 256 rows.
+struct PairMaps { CUtensorMap a, b; };
+static PairMaps pair_maps(Ctx& c, int a_rows, int tiles_n) {
+  const Tensor2D A = {c.big.base, (uint64_t)a_rows, kSkinnyK};
+  const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * kSkinnyK * 2, (uint64_t)tiles_n * 128, kSkinnyK};
+  return {make_map(A, 64, 128, 128), make_map(B, 64, 128, 128)};
+}
+
 // --pair-share (issue 8, the fifteenth session: one-wave grids whose B panels two CTAs share, 160x3584x14336, run
 // their crowded GPC's k-blocks as if every byte missed L2): the GEMM walk of a one-wave grid of 128x128 tiles without
 // MMAs (one tile a CTA, our kernel's tile order: raster along M in groups of 8), a 6-stage ring of 16 KB A and B
@@ -1251,22 +1267,15 @@ static void bench_pair_share(Ctx& c) {
       if (ctas > c.sms) continue;
       for (const auto& mt : {std::pair<int, int>{1, 128}, {2, 256}, {2, 160}}) {
         const int tiles_m = mt.first, tiles_n = ctas / tiles_m;
-        const Tensor2D A = {c.big.base, (uint64_t)mt.second, K};
-        const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * K * 2, (uint64_t)tiles_n * 128, K};
-        CUtensorMap ma = make_map(A, 64, 128, 128), mb = make_map(B, 64, 128, 128);
-        std::vector<double> ms_v;
-        for (int rep = 0; rep < 5; ++rep) {
-          c.flush();
-          ms_v.push_back(event_ms([&] {
-            tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n,
-                                                    0, 8, 128, 128, 0, work, c.cycles);
-          }));
-        }
-        const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+        const PairMaps m = pair_maps(c, mt.second, tiles_n);
+        const WalkTiming t = time_walk(c, ctas, k_iters, 5, [&] {
+          tma_gemm_walk_kernel<<<ctas, 64, smem>>>(m.a, m.b, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n,
+                                                  0, 8, 128, 128, 0, work, c.cycles);
+        });
         Rec("tma_pair_share").num("ctas", ctas).num("tiles_m", tiles_m).num("tiles_n", tiles_n)
             .num("a_tensor_rows", mt.second).num("b_sharers", tiles_m).num("stages", stages).num("work_cycles", work)
-            .num("k_iters", k_iters).num("ms", median(ms_v)).num("cycles_per_kblock", 1.0 / median(r))
-            .num("max_cycles_per_kblock", 1.0 / *std::min_element(r.begin(), r.end())).emit();
+            .num("k_iters", k_iters).num("ms", t.ms).num("cycles_per_kblock", t.cycles_per_kblock)
+            .num("max_cycles_per_kblock", t.max_cycles_per_kblock).emit();
       }
     }
   }
@@ -1287,22 +1296,15 @@ static void bench_pair_smem(Ctx& c) {
       for (int ctas : {28, 56, 84}) {
         for (const auto& mt : {std::pair<int, int>{2, 256}, {2, 160}}) {
           const int tiles_m = mt.first, tiles_n = ctas / tiles_m;
-          const Tensor2D A = {c.big.base, (uint64_t)mt.second, K};
-          const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * K * 2, (uint64_t)tiles_n * 128, K};
-          CUtensorMap ma = make_map(A, 64, 128, 128), mb = make_map(B, 64, 128, 128);
-          std::vector<double> ms_v;
-          for (int rep = 0; rep < 5; ++rep) {
-            c.flush();
-            ms_v.push_back(event_ms([&] {
-              tma_walk_smem_kernel<<<ctas, 32 + 256, smem>>>(ma, mb, stages, a_bytes, b_bytes, k_iters, tiles_m,
-                                                              tiles_n, read, work, c.cycles, sink);
-            }));
-          }
-          const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+          const PairMaps m = pair_maps(c, mt.second, tiles_n);
+          const WalkTiming t = time_walk(c, ctas, k_iters, 5, [&] {
+            tma_walk_smem_kernel<<<ctas, 32 + 256, smem>>>(m.a, m.b, stages, a_bytes, b_bytes, k_iters, tiles_m,
+                                                            tiles_n, read, work, c.cycles, sink);
+          });
           Rec("tma_pair_smem").num("ctas", ctas).num("tiles_m", tiles_m).num("a_tensor_rows", mt.second)
               .num("stages", stages).num("smem_read_bytes", read).num("work_cycles", work).num("k_iters", k_iters)
-              .num("ms", median(ms_v)).num("cycles_per_kblock", 1.0 / median(r))
-              .num("max_cycles_per_kblock", 1.0 / *std::min_element(r.begin(), r.end())).emit();
+              .num("ms", t.ms).num("cycles_per_kblock", t.cycles_per_kblock)
+              .num("max_cycles_per_kblock", t.max_cycles_per_kblock).emit();
         }
       }
     }
