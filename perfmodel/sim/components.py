@@ -66,13 +66,14 @@ class MBarrier:
             self._complete()
 
     def arrive(self, n: int = 1, at: int | None = None) -> None:
-        self.pending -= n
-        if self.pending < 0:
+        pending = self.pending - n
+        if pending < 0:
             raise DeadlockError(f"{self.name}: more arrivals than the count {self.count}")
+        self.pending = pending
         t = self.env.now if at is None else at
         if t > self.latest:
             self.latest = t
-        if self.pending == 0 and self.tx == 0:
+        if pending == 0 and self.tx == 0:
             self._complete()
 
     def arrive_expect_tx(self, nbytes: int) -> None:
@@ -117,20 +118,21 @@ class MBarrier:
     def wait(self, parity: int, earliest: int | None = None) -> simpy.Event | None:
         """None when the phase of this parity has completed by ``earliest`` (default: now), else an
         event that fires at max(completion, earliest)."""
-        now = self.env.now
+        env = self.env
+        now = env.now
         t0 = now if earliest is None else earliest
-        done = self.ready_at(parity)
-        if done is None:
-            ev = Wakeup(self.env)
+        if (self.phase & 1) == parity:                   # ready_at: some arrivals still to come
+            ev = Wakeup(env)
             self.waiters.append((ev, t0))
             return ev
-        if max(done, t0) <= now:
+        done = self.done_at
+        if done <= now and t0 <= now:
             return None
         if done > t0:
-            ev = Wakeup(self.env)
+            ev = Wakeup(env)
             ev.at(done - now)
             return ev
-        return self.env.timeout(t0 - now)
+        return env.timeout(t0 - now)
 
 
 @dataclass

@@ -17,6 +17,7 @@ are posted. The results are those of the one-event-per-step model (same cycles, 
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import simpy
@@ -76,8 +77,8 @@ class SmSim:
         self.event_budget = 64 * n_tiles * k_iters * (p.issuers + 2) + 10000
         workers = 1 if p.tmem else p.issuers
         self.first = FirstTile(mma_left=workers * k_iters, stores_left=workers)
-        self._it, self._free = 0, 0      # the producer's next load and the cycle its last issue is done
         self._stalls: deque = deque()    # its empty-barrier waits: (cycle it ended, cycles, first tile's)
+        self._resume_producer = self._producer().__next__   # the TMA thread (produce)
 
     # ------------------------------------------------------------------ helpers
     def counters(self) -> tuple:
@@ -153,24 +154,28 @@ class SmSim:
         barrier completes when the last byte lands (L2/HBM share and TMA rate, plus latency). It is the
         only user of its TMA, L2 and HBM servers and its timing is explicit (issue at max(stage free,
         previous issue done)), so it runs as soon as the release that frees its next stage is posted,
-        with no event of its own, and issues ahead while stages are free."""
+        with no event of its own, and issues ahead while stages are free (a generator, ``_producer``,
+        resumed by that release's barrier: no SimPy event)."""
+        self._resume_producer()
+
+    def _producer(self):
         p, S, rec = self.p, self.p.stages, self.rec
-        keep, tx, free = rec.keep, p.stage_tx_bytes, self._free
+        keep, tx, free, first_stalls = rec.keep, p.stage_tx_bytes, 0, 0.0
         l2, hbm, tma, lat = self.l2, self.hbm, self.tma, p.tma_latency_cycles
         tags, tags_n = self.tags, p.l2_tag_lookups_per_stage
         queue = p.miss_probability * p.hbm_queue_cycles
-        last_first, first_stalls = self.k_iters - 1, self.first.load_stalls
+        last_first = self.k_iters - 1
         empty, full_bars, k_iters = self.empty, self.full, self.k_iters
         wait, issue = p.wait_cycles, p.tma_issue_cycles
         l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
         l2_first = p.first_tile_l2_reserve_bytes      # the first tile's stages (in step with the grid)
-        for it in range(self._it, self.n_tiles * k_iters):
+        resume, ceil = self._resume_producer, math.ceil
+        for it in range(self.n_tiles * k_iters):
             s = it % S
             bar = empty[s]
-            if (bar.phase & 1) == ((it // S) & 1) ^ 1:         # the release that frees it is not posted
-                self._it, self._free, self.first.load_stalls = it, free, first_stalls
-                bar.waiters.append((self.produce, free))      # resumes when it is
-                return
+            while (bar.phase & 1) == ((it // S) & 1) ^ 1:      # the release that frees it is not posted
+                bar.waiters.append((resume, free))           # resumes here when it is
+                yield
             done, start = bar.done_at, free
             if done > free:                                  # waited for the stage from `free` on
                 start = done
@@ -200,11 +205,13 @@ class SmSim:
                 tile, k = divmod(it, k_iters)
                 rec.span("TMA producer", f"issue t{tile} k{k}", start + wait, t_req, "tma_issue")
                 rec.span(f"stage {s} load", f"t{tile} k{k}", t_req, land, "tma_load")
-            full_bars[s].post_tx(tx, start + cycles(land - start))
-            free = start + cycles(t_req - start)
+            c = ceil(land - start - 1e-9)                    # cycles(): whole cycles, rounded up
+            full_bars[s].post_tx(tx, start + (c if c > 0 else 0))
+            c = ceil(t_req - start - 1e-9)
+            free = start + (c if c > 0 else 0)
             if it == last_first:
                 self.first.loads = (tma.busy, l2.busy, hbm.busy, first_stalls, tags.busy if tags else 0.0)
-        self._it, self._free, self.first.load_stalls = self.n_tiles * k_iters, free, first_stalls
+        yield                                                # done: never resumed again
 
     def _stalls_until(self, now: float) -> None:
         """Count the producer's empty-barrier waits that ended before cycle ``now``."""
@@ -224,35 +231,46 @@ class SmSim:
         remote = cycles(p.release_delay_cycles)    # the peers' releases of a multicast stage, over the cluster
         inline = cycles(p.inline_issue_cycles)   # its own loads (software-pipelined families), after the release
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
+        rec, env, mma, wait = self.rec, self.env, self._mma, p.wait_cycles
+        keep, ceil = rec.keep, math.ceil
         for tile in range(self.n_tiles):
             pending: deque = deque()
             for k in range(self.k_iters):
                 s = it % S
                 bar, parity = full_bars[s], (it // S) & 1
-                done = bar.ready_at(parity) if ahead else None
-                if done is not None:
+                if ahead and (bar.phase & 1) != parity:    # its completion is posted (MBarrier.ready_at)
+                    done = bar.done_at
                     now = done if done > free else free
                 else:
                     ev = bar.wait(parity, free)
                     if ev is not None:
                         self.events += 1
                         yield ev
-                    now = self.env.now
-                waited = self._waited(row, bar, free, now, "wait_full") if now > free else 0
-                t0 = now + p.wait_cycles
-                pending.append((s, self._mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
+                    now = env.now
+                waited = 0
+                if now > free:
+                    waited = now - free
+                    if keep:
+                        rec.span(row, f"wait {bar.name}", free, now, "wait_full")
+                t0 = now + wait
+                pending.append((s, mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
                 if marks is None or (tile, k) in marks:
                     self._mark(tile, k, now)
                 nxt = t0 + issue
-                release = []
-                while len(pending) > depth:
-                    s_old, d_old = pending.popleft()
-                    if d_old > nxt:
-                        nxt = d_old
-                    release.append(s_old)
-                free = now + cycles(nxt - now)
-                for s_old in release:
-                    empty[s_old].arrive(at=free + remote)
+                if len(pending) > depth:
+                    release = []
+                    while len(pending) > depth:
+                        s_old, d_old = pending.popleft()
+                        if d_old > nxt:
+                            nxt = d_old
+                        release.append(s_old)
+                    c_ = ceil(nxt - now - 1e-9)                # cycles(): whole cycles, rounded up
+                    free = now + (c_ if c_ > 0 else 0)
+                    for s_old in release:
+                        empty[s_old].arrive(at=free + remote)
+                else:
+                    c_ = ceil(nxt - now - 1e-9)
+                    free = now + (c_ if c_ > 0 else 0)
                 free += inline
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
@@ -284,7 +302,8 @@ class SmSim:
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
         row, it, nacc, free = "MMA (tcgen05)", 0, max(p.acc_buffers, 1), 0
         full_bars, empty, issue, last = self.full, self.empty, n * p.issue_overhead_cycles, self.k_iters - 1
-        marks = self.marks
+        marks, rec, env, mma, wait, ceil = self.marks, self.rec, self.env, self._mma, p.wait_cycles, math.ceil
+        keep, ahead = rec.keep, self.run_ahead
         for tile in range(self.n_tiles):
             b = tile % nacc
             now = self._ready(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, free)
@@ -295,20 +314,30 @@ class SmSim:
             free = now
             for k in range(self.k_iters):
                 s = it % S
-                now = self._ready(full_bars[s], (it // S) & 1, free)
-                if isinstance(now, simpy.Event):
-                    yield now
-                    now = self.env.now
-                waited = self._waited(row, full_bars[s], free, now, "wait_full") if now > free else 0
-                t0 = now + p.wait_cycles
-                done = self._mma(tile, k, t0, row, waited, k == 0 and acc_wait > 0)
-                commit = now + cycles(done - now)
+                bar = full_bars[s]
+                if ahead and (bar.phase & 1) != (it // S) & 1:    # its completion is posted (_ready)
+                    done = bar.done_at
+                    now = done if done > free else free
+                else:
+                    now = self._ready(bar, (it // S) & 1, free)
+                    if isinstance(now, simpy.Event):
+                        yield now
+                        now = env.now
+                waited = 0
+                if now > free:
+                    waited = now - free
+                    if keep:
+                        rec.span(row, f"wait {bar.name}", free, now, "wait_full")
+                t0 = now + wait
+                c_ = ceil(mma(tile, k, t0, row, waited, k == 0 and acc_wait > 0) - now - 1e-9)
+                commit = now + (c_ if c_ > 0 else 0)          # cycles(): whole cycles, rounded up
                 empty[s].arrive(at=commit)                    # tcgen05.commit -> empty[s]
                 if k == last:
                     self.acc_full[b].arrive(at=commit)        # tcgen05.commit -> acc_full[b]
                 if marks is None or (tile, k) in marks:
                     self._mark(tile, k, now)
-                free = now + cycles(t0 + issue - now)
+                c_ = ceil(t0 + issue - now - 1e-9)
+                free = now + (c_ if c_ > 0 else 0)
                 it += 1
 
     def tmem_epilogue(self):

@@ -32,7 +32,6 @@ class FirstTile:
     ok: bool = True                  # no later tile's MMA or store came before the first tile's last
     end: float = 0.0                 # when the first tile's last store is done
     stall_empty: float = 0.0         # producer waits for first-tile stages counted so far (snapshots)
-    load_stalls: float = 0.0         # all producer waits for first-tile stages
     mma: tuple | None = None         # (math, smem, stall_full, stall_epilogue) after its last MMA
     loads: tuple | None = None       # (tma, l2, hbm busy, empty stalls, l2 tags busy) after its last load
     epi_busy: float | None = None    # store path busy after its last store
