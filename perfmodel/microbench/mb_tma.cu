@@ -395,6 +395,29 @@ __global__ void direct_store_kernel(uint32_t* D, int N, int tiles, int tiles_m, 
   if (threadIdx.x == 0) cycles[blockIdx.x] = clk() - t0;
 }
 
+// The same tiles stored as a layout-converted epilogue does (Triton's pointer matmul: the accumulators go through shared
+// memory, then st.global.v4.b32): 16 bytes a thread a store, a warp's store two whole 256-byte rows of the 128-column
+// block (four 128-byte lines), a warpgroup's eight rows; 16 stores a warpgroup a tile.
+__global__ void direct_store_vec_kernel(uint4* D, int N, int tiles, int tiles_m, int tiles_n, unsigned long long* cycles) {
+  const int wg = (int)threadIdx.x / 128, tid = (int)threadIdx.x % 128;
+  const int tile_rows = (int)blockDim.x;           // 128 rows a warpgroup
+  uint32_t v = hash32(threadIdx.x + 7u * blockIdx.x);
+  __syncthreads();
+  const long long t0 = clk();
+  for (int j = 0; j < tiles; ++j) {
+    const int t = (int)((blockIdx.x + gridDim.x * (uint32_t)j) % (uint32_t)(tiles_m * tiles_n));
+    const int m_base = (t % tiles_m) * tile_rows + wg * 128, n_base = (t / tiles_m) * 128;
+#pragma unroll 4
+    for (int i = 0; i < 16; ++i) {
+      const int row = m_base + i * 8 + tid / 16, col = n_base + (tid % 16) * 8;
+      D[((size_t)row * N + col) / 8] = make_uint4(v, v ^ 1u, v ^ 2u, v ^ 3u);
+      v = v * 1664525u + 1013904223u;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clk() - t0;
+}
+
 // The SM a CTA runs on (%smid), after holding it `spin` cycles so that the grid's CTAs are resident together.
 __global__ void smid_kernel(int* out, long long spin) {
   if (threadIdx.x == 0) {
@@ -1316,8 +1339,11 @@ static void bench_pair_smem(Ctx& c) {
 // model's per-SM store rate says, sync.direct_store_bytes_per_clock_per_sm 4.9 B a cycle, fitted): the epilogue's
 // stores alone, 1 or 2 warpgroups a CTA (the 128x128 and 256x128 tiles), output widths N = 1408 / 8064 / 8192 (row
 // pitch 2816 / 16128 / 16384 bytes), 16 tiles a CTA on 132 / 66 / 16 CTAs: is the store path an SM's or the chip's?
-// Records "direct_store": chip bytes a second (event time of the launch) and the median CTA's issue bytes a cycle.
+// Records "direct_store": chip bytes a second (event time of the launch) and the median CTA's issue bytes a cycle. Each
+// grid twice: vector_bytes 4 (our kernel's stores from the accumulator fragments: a warp's store 8 rows x 16 bytes) and
+// 16 (the sixteenth session: a layout-converted epilogue's coalesced rows, Triton's pointer matmul).
 static void bench_direct_store(Ctx& c) {
+  for (int vec : {4, 16})             // bytes a thread a store: our kernel's accumulator fragments, or coalesced rows
   for (int wgs : {1, 2}) {
     for (int N : {1408, 8064, 8192}) {
       for (int ctas : {c.sms, c.sms / 2, 16}) {
@@ -1328,13 +1354,16 @@ static void bench_direct_store(Ctx& c) {
         std::vector<double> ms_v;
         for (int rep = 0; rep < 5; ++rep) {
           ms_v.push_back(event_ms([&] {
-            direct_store_kernel<<<ctas, 128 * wgs>>>((uint32_t*)c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
+            if (vec == 4)
+              direct_store_kernel<<<ctas, 128 * wgs>>>((uint32_t*)c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
+            else
+              direct_store_vec_kernel<<<ctas, 128 * wgs>>>((uint4*)c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
           }));
         }
         const double bytes = (double)tiles * 128 * wgs * 128 * 2, ms = median(ms_v);
         const std::vector<double> bpc = per_cta_rates(c.cycles, ctas, (double)per_cta * 128 * wgs * 128 * 2);
-        Rec("direct_store").num("warpgroups", wgs).num("n", N).num("pitch_bytes", N * 2).num("ctas", ctas)
-            .num("tiles_per_cta", per_cta).num("ms", ms).num("chip_bytes_per_s", bytes / (ms * 1e-3))
+        Rec("direct_store").num("vector_bytes", vec).num("warpgroups", wgs).num("n", N).num("pitch_bytes", N * 2)
+            .num("ctas", ctas).num("tiles_per_cta", per_cta).num("ms", ms).num("chip_bytes_per_s", bytes / (ms * 1e-3))
             .num("issue_bytes_per_clock_per_sm", median(bpc)).num("min_issue_bytes_per_clock_per_sm",
             *std::min_element(bpc.begin(), bpc.end())).emit();
       }
