@@ -49,6 +49,15 @@ class Epilogue(enum.Enum):
     TMA_STORE = "tma"   # registers -> shared memory -> TMA store
 
 
+class StoreLayout(enum.Enum):
+    """How a direct-store epilogue's ``st.global`` instructions lay out their bytes (a kernel family's code generation,
+    not a configuration knob)."""
+    FRAGMENT = "fragment"     # from the wgmma accumulator fragments: 4 bytes a thread, a warp's store 8 rows x 16 bytes
+    #                           (our kernel's epilogue_direct)
+    COALESCED = "coalesced"   # converted through shared memory first: 16 bytes a thread (st.global.v4.b32), a warp's
+    #                           store whole rows of 128-byte lines (Triton's pointer matmul, docs/triton-codegen.md)
+
+
 @dataclass(frozen=True)
 class KernelConfig:
     tile_m: int

@@ -228,6 +228,10 @@ class SyncSection:
     # the store path one GPC's SMs share for those direct stores, bytes per SM cycle (absent: not modelled): the SMs
     # of the grid's busiest GPC each get this over their count, at most the per-SM figure (sim/params.direct_store_rate)
     direct_store_gpc_bytes_per_clock: float = _f(1, 1e5, optional=True)
+    # the same two figures for coalesced direct stores (StoreLayout.COALESCED: 16 bytes a thread, whole rows a warp);
+    # absent: such stores take the fragment figures above
+    coalesced_store_bytes_per_clock_per_sm: float = _f(0.1, 4096, optional=True)
+    coalesced_store_gpc_bytes_per_clock: float = _f(1, 1e5, optional=True)
     # what an mbarrier arrive from another CTA of the cluster takes beyond one from the same CTA (a multicast
     # stage is free only when every receiving CTA's consumers released it; absent: 0)
     cluster_arrive_cycles: float = _f(0, 100000, optional=True)

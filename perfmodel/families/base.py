@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ..config import KernelConfig
+from ..config import KernelConfig, StoreLayout
 from ..hardware import HardwareSpec
 from ..legality import ScheduleFacts
 from ..problem import GemmProblem
@@ -53,6 +53,8 @@ class Schedule:
     # reallocation, first parameter and descriptor reads before its producer's first load); other families' set-up is
     # not measured (0)
     pays_cta_setup: bool = False
+    # how a direct-store epilogue lays out its stores (the store path's rate and L2 requests depend on it)
+    store_layout: StoreLayout = StoreLayout.FRAGMENT
 
     def describe(self) -> str:
         split = f"{self.issuers} MMA warpgroup(s) of {self.rows_per_issuer}x{self.cols_per_issuer}"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import Epilogue, KernelConfig, derive, mma_k_for
+from ..config import Epilogue, KernelConfig, StoreLayout, derive, mma_k_for
 from ..errors import ConfigError
 from ..hardware import Arch, HardwareSpec
 from ..legality import ScheduleFacts
@@ -108,7 +108,10 @@ class TritonFamily(KernelFamily):
                         rows_per_issuer=max(cfg.tile_m // along_m, 1), cols_per_issuer=max(cfg.tile_n // along_n, 1),
                         wait_depth=0 if producer is Producer.LDG_INLINE else min(MMA_WAIT_DEPTH, max(cfg.stages - 1, 0)),
                         ctas_per_sm=occupancy(hw, smem, threads, regs), persistent=False,
-                        threads_per_cta=threads, registers_per_thread=regs, smem_bytes_per_cta=smem)
+                        threads_per_cta=threads, registers_per_thread=regs, smem_bytes_per_cta=smem,
+                        # tl.store of the accumulators: Triton converts them through shared memory (st.shared.v4,
+                        # ldmatrix) and stores 16 bytes a thread, st.global.v4.b32 (docs/triton-codegen.md)
+                        store_layout=StoreLayout.COALESCED)
 
 
 TMA = TritonFamily("triton-tma", Producer.TMA_INLINE, Epilogue.TMA_STORE,

@@ -508,13 +508,14 @@ def fill_cost(records: list[dict]) -> tuple[float, int] | None:
 DIRECT_STORE_GPC_MIN_CTAS = 64
 
 
-def direct_store_rates(records: list[dict], hw) -> tuple[float, float, int] | None:
+def direct_store_rates(records: list[dict], hw, vector_bytes: int = 4) -> tuple[float, float, int] | None:
     """(per-SM bytes a cycle, per-GPC bytes a cycle, GPC points) of a direct-store epilogue's stores (mb_tma
-    --direct-store). The per-SM figure: the median CTA's issue rate of the 16-CTA grids (their stores do not fill a
-    GPC's path). The per-GPC figure: the slowest CTA's rate times the SMs of the busiest GPC of a plain grid of that
-    many CTAs (HardwareSpec.busiest_gpc_sms), the median over the grids of at least DIRECT_STORE_GPC_MIN_CTAS: the
+    --direct-store) of ``vector_bytes`` a thread a store (4: our kernel's accumulator fragments, the records without the
+    field; 16: coalesced rows). The per-SM figure: the median CTA's issue rate of the 16-CTA grids (their stores do not
+    fill a GPC's path). The per-GPC figure: the slowest CTA's rate times the SMs of the busiest GPC of a plain grid of
+    that many CTAs (HardwareSpec.busiest_gpc_sms), the median over the grids of at least DIRECT_STORE_GPC_MIN_CTAS: the
     slowest CTAs are the crowded GPC's, and the whole GPC shares one store path. None without both kinds of point."""
-    recs = [r for r in records if r.get("bench") == "direct_store"]
+    recs = [r for r in records if r.get("bench") == "direct_store" and r.get("vector_bytes", 4) == vector_bytes]
     sm = [r["issue_bytes_per_clock_per_sm"] for r in recs if r["ctas"] <= 16]
     gpc = [r["min_issue_bytes_per_clock_per_sm"] * hw.busiest_gpc_sms(int(r["ctas"]))
            for r in recs if r["ctas"] >= DIRECT_STORE_GPC_MIN_CTAS]

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..config import (EPILOGUE_SUBTILE_N, Epilogue, KernelConfig, Swizzle, a_stage_bytes, b_stage_bytes,
+from ..config import (EPILOGUE_SUBTILE_N, Epilogue, KernelConfig, StoreLayout, Swizzle, a_stage_bytes, b_stage_bytes,
                       scale_stage_bytes, stage_bytes)
 from ..hardware import HardwareSpec
 from ..problem import GemmProblem, Major
@@ -203,28 +203,39 @@ DIRECT_STORE_ROW_ELEMENTS = 8
 L2_SECTOR_BYTES = 32
 
 
-def _direct_store_piece_bytes(problem: GemmProblem) -> float:
+LINE_BYTES = 128    # an L2 line (4 sectors): a coalesced store's request
+
+
+def _direct_store_piece_bytes(problem: GemmProblem, cfg: KernelConfig, layout: StoreLayout) -> float:
+    """Bytes one write request of a direct-store epilogue carries: a row piece of DIRECT_STORE_ROW_ELEMENTS elements
+    from the accumulator fragments, or (coalesced rows) a 128-byte line, at most the tile's row."""
+    if layout is StoreLayout.COALESCED:
+        return min(cfg.tile_n * problem.out_dtype.bits / 8, LINE_BYTES)
     return DIRECT_STORE_ROW_ELEMENTS * problem.out_dtype.bits / 8
 
 
-def store_l2_lookups_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+def store_l2_lookups_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
+                              layout: StoreLayout = StoreLayout.FRAGMENT) -> float:
     """L2 tag lookups one output tile's stores cost: one per write request, a TMA store's per 128-byte line, a direct
-    store's per row piece (DIRECT_STORE_ROW_ELEMENTS elements). 0 without l2.tag_lookups_per_s."""
+    store's per request (_direct_store_piece_bytes: a row piece of DIRECT_STORE_ROW_ELEMENTS elements from the
+    fragments, a line of coalesced rows). 0 without l2.tag_lookups_per_s."""
     if not hw.l2.tag_lookups_per_s:
         return 0.0
     out = cfg.tile_m * cfg.tile_n * problem.out_dtype.bits / 8
-    return out / (128 if cfg.epilogue is Epilogue.TMA_STORE else _direct_store_piece_bytes(problem))
+    return out / (LINE_BYTES if cfg.epilogue is Epilogue.TMA_STORE else _direct_store_piece_bytes(problem, cfg, layout))
 
 
-def store_l2_bytes_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> float:
+def store_l2_bytes_per_tile(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec,
+                            layout: StoreLayout = StoreLayout.FRAGMENT) -> float:
     """L2 bandwidth one output tile's store occupies: its bytes, plus with the TMA-store epilogue the
     misalignment cost of its box rows (EPILOGUE_SUBTILE_N columns wide, pitch N x output bytes). Direct
-    stores write a row piece per request (DIRECT_STORE_ROW_ELEMENTS elements, 16 bytes of bf16), each a sector
-    write of its own: a piece smaller than a sector takes a sector's slot (tma.sector_bytes)."""
+    stores write a piece per request (_direct_store_piece_bytes: from the fragments a row piece of
+    DIRECT_STORE_ROW_ELEMENTS elements, 16 bytes of bf16), each a sector write of its own: a piece smaller than a
+    sector takes a sector's slot (tma.sector_bytes)."""
     out_e = problem.out_dtype.bits / 8
     out = cfg.tile_m * cfg.tile_n * out_e
     if cfg.epilogue is not Epilogue.TMA_STORE:
-        piece = _direct_store_piece_bytes(problem)
+        piece = _direct_store_piece_bytes(problem, cfg, layout)
         sector = hw.tma.sector_bytes or L2_SECTOR_BYTES
         return out / piece * sector if piece < sector else out
     width = min(cfg.tile_n, EPILOGUE_SUBTILE_N) * out_e

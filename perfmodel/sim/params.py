@@ -10,7 +10,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from ..config import Epilogue, KernelConfig, Swizzle, scale_stage_bytes, stage_bytes
+from ..config import Epilogue, KernelConfig, StoreLayout, Swizzle, scale_stage_bytes, stage_bytes
 from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
@@ -360,14 +360,19 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     return ModelInputs(params, inputs.schedule, inputs.traffic)
 
 
-def direct_store_rate(hw: HardwareSpec, crowd: int) -> float:
+def direct_store_rate(hw: HardwareSpec, crowd: int, layout: StoreLayout = StoreLayout.FRAGMENT) -> float:
     """Bytes a cycle one SM's direct-store epilogue writes: its own path's (sync.direct_store_bytes_per_clock_per_sm),
     at most its share of its GPC's store path (sync.direct_store_gpc_bytes_per_clock over the ``crowd`` SMs of the
     grid's busiest GPC, HardwareSpec.busiest_gpc_sms): the SMs of a grid end their tiles' mainloops together, so their
     epilogues store together. Our mb_tma --direct-store (the epilogue's stores alone): 8.0 B a cycle an SM up to 16
-    CTAs; from 66 CTAs on the slowest CTA, the busiest GPC's, gets 63 (H100) / 74 (H200) B a cycle over its SMs."""
-    rate = hw.sync.direct_store_bytes_per_clock_per_sm
-    gpc = hw.sync.direct_store_gpc_bytes_per_clock
+    CTAs; from 66 CTAs on the slowest CTA, the busiest GPC's, gets 63 (H100) / 74 (H200) B a cycle over its SMs.
+    ``layout`` COALESCED (16 bytes a thread, whole rows a warp: Triton's pointer matmul) takes the
+    sync.coalesced_store_* figures of the same microbenchmark where the hardware file has them (about 4x: 30 B a cycle
+    an SM), else the fragment ones."""
+    s = hw.sync
+    rate, gpc = s.direct_store_bytes_per_clock_per_sm, s.direct_store_gpc_bytes_per_clock
+    if layout is StoreLayout.COALESCED and s.coalesced_store_bytes_per_clock_per_sm:
+        rate, gpc = s.coalesced_store_bytes_per_clock_per_sm, s.coalesced_store_gpc_bytes_per_clock
     return min(rate, gpc / crowd) if gpc and crowd > 0 else rate
 
 
@@ -415,8 +420,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     # by the third Triton held-out set: better on the H100, worse on the H200, not kept)
     first_occ = (c * l2_occupancy_bytes_per_stage(problem, cfg, hw, tma=not cp_async, first=True) + fill_occ
                  if sch.persistent or sched.waves == 1 else load_occ)
-    store_occ = c * store_l2_bytes_per_tile(problem, cfg, hw)
-    store_lookups = store_l2_lookups_per_tile(problem, cfg, hw)
+    store_occ = c * store_l2_bytes_per_tile(problem, cfg, hw, sch.store_layout)
+    store_lookups = store_l2_lookups_per_tile(problem, cfg, hw, sch.store_layout)
     l2_occ = load_occ + store_occ / k_iters
     # (all, miss-like) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
     # loads of the software-pipelined families are not counted in it)
@@ -460,7 +465,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         epi_bytes_per_worker=out_bytes if sm100 else out_bytes / issuers,
         epi_workers=1 if sm100 else c * issuers,
         epi_bytes_per_clock=(hw.sync.epilogue_bytes_per_clock_per_sm if cfg.epilogue is Epilogue.TMA_STORE
-                             else direct_store_rate(hw, crowd)),
+                             else direct_store_rate(hw, crowd, sch.store_layout)),
         # direct stores of warpgroups that finish their mainloops together interleave on the SM's path (tile probe:
         # each of a 256x128 tile's two warpgroups stores at about half the path's rate, and both end together)
         epi_shared_path=not sm100 and cfg.epilogue is not Epilogue.TMA_STORE and c * issuers > 1,
