@@ -366,11 +366,14 @@ __global__ void tma_walk_smem_kernel(const __grid_constant__ CUtensorMap ma, con
   }
 }
 
-// Direct stores of a GEMM epilogue (not TMA: our kernel's edir epilogue, gemm_sm90.cu epilogue_direct): each of `wgs`
-// warpgroups writes its 128x128 bf16 block of a (128 x wgs) x 128 tile from the wgmma accumulator layout, 4 bytes a
-// thread a store (a warp's store: 8 rows x 16 bytes), into a row-major output of N columns; CTA b takes tiles b,
-// b + grid, ... (M-fastest). cycles: each CTA's issue time of its tiles.
-__global__ void direct_store_kernel(uint32_t* D, int N, int tiles, int tiles_m, int tiles_n, unsigned long long* cycles) {
+// Direct stores of a GEMM epilogue (not TMA), each of `wgs` warpgroups writing its 128x128 bf16 block of a
+// (128 x wgs) x 128 tile into a row-major output of N columns; CTA b takes tiles b, b + grid, ... (M-fastest). cycles:
+// each CTA's issue time of its tiles. VEC = 4: our kernel's edir epilogue (gemm_sm90.cu epilogue_direct), from the
+// wgmma accumulator layout, 4 bytes a thread a store (a warp's store: 8 rows x 16 bytes). VEC = 16: a layout-converted
+// epilogue (Triton's pointer matmul: the accumulators go through shared memory, then st.global.v4.b32), 16 bytes a
+// thread a store, a warp's store two whole 256-byte rows of the block (four 128-byte lines), 16 stores a warpgroup.
+template <int VEC>
+__global__ void direct_store_kernel(void* D, int N, int tiles, int tiles_m, int tiles_n, unsigned long long* cycles) {
   const int wg = (int)threadIdx.x / 128, tid = (int)threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
   const int tile_rows = (int)blockDim.x;           // 128 rows a warpgroup
   uint32_t v = hash32(threadIdx.x + 7u * blockIdx.x);
@@ -379,39 +382,25 @@ __global__ void direct_store_kernel(uint32_t* D, int N, int tiles, int tiles_m, 
   for (int j = 0; j < tiles; ++j) {
     const int t = (int)((blockIdx.x + gridDim.x * (uint32_t)j) % (uint32_t)(tiles_m * tiles_n));
     const int m_base = (t % tiles_m) * tile_rows + wg * 128, n_base = (t / tiles_m) * 128;
+    if constexpr (VEC == 4) {
 #pragma unroll
-    for (int mi = 0; mi < 2; ++mi)
+      for (int mi = 0; mi < 2; ++mi)
 #pragma unroll 4
-      for (int i = 0; i < 16; ++i)
+        for (int i = 0; i < 16; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = m_base + mi * 64 + warp * 16 + lane / 4 + 8 * h;
-          const int col = n_base + i * 8 + (lane % 4) * 2;
-          D[((size_t)row * N + col) / 2] = v;
-          v = v * 1664525u + 1013904223u;
-        }
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) cycles[blockIdx.x] = clk() - t0;
-}
-
-// The same tiles stored as a layout-converted epilogue does (Triton's pointer matmul: the accumulators go through shared
-// memory, then st.global.v4.b32): 16 bytes a thread a store, a warp's store two whole 256-byte rows of the 128-column
-// block (four 128-byte lines), a warpgroup's eight rows; 16 stores a warpgroup a tile.
-__global__ void direct_store_vec_kernel(uint4* D, int N, int tiles, int tiles_m, int tiles_n, unsigned long long* cycles) {
-  const int wg = (int)threadIdx.x / 128, tid = (int)threadIdx.x % 128;
-  const int tile_rows = (int)blockDim.x;           // 128 rows a warpgroup
-  uint32_t v = hash32(threadIdx.x + 7u * blockIdx.x);
-  __syncthreads();
-  const long long t0 = clk();
-  for (int j = 0; j < tiles; ++j) {
-    const int t = (int)((blockIdx.x + gridDim.x * (uint32_t)j) % (uint32_t)(tiles_m * tiles_n));
-    const int m_base = (t % tiles_m) * tile_rows + wg * 128, n_base = (t / tiles_m) * 128;
+          for (int h = 0; h < 2; ++h) {
+            const int row = m_base + mi * 64 + warp * 16 + lane / 4 + 8 * h;
+            const int col = n_base + i * 8 + (lane % 4) * 2;
+            static_cast<uint32_t*>(D)[((size_t)row * N + col) / 2] = v;
+            v = v * 1664525u + 1013904223u;
+          }
+    } else {
 #pragma unroll 4
-    for (int i = 0; i < 16; ++i) {
-      const int row = m_base + i * 8 + tid / 16, col = n_base + (tid % 16) * 8;
-      D[((size_t)row * N + col) / 8] = make_uint4(v, v ^ 1u, v ^ 2u, v ^ 3u);
-      v = v * 1664525u + 1013904223u;
+      for (int i = 0; i < 16; ++i) {
+        const int row = m_base + i * 8 + tid / 16, col = n_base + (tid % 16) * 8;
+        static_cast<uint4*>(D)[((size_t)row * N + col) / 8] = make_uint4(v, v ^ 1u, v ^ 2u, v ^ 3u);
+        v = v * 1664525u + 1013904223u;
+      }
     }
   }
   __syncthreads();
@@ -1355,9 +1344,9 @@ static void bench_direct_store(Ctx& c) {
         for (int rep = 0; rep < 5; ++rep) {
           ms_v.push_back(event_ms([&] {
             if (vec == 4)
-              direct_store_kernel<<<ctas, 128 * wgs>>>((uint32_t*)c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
+              direct_store_kernel<4><<<ctas, 128 * wgs>>>(c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
             else
-              direct_store_vec_kernel<<<ctas, 128 * wgs>>>((uint4*)c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
+              direct_store_kernel<16><<<ctas, 128 * wgs>>>(c.big.base, N, per_cta, tiles_m, tiles_n, c.cycles);
           }));
         }
         const double bytes = (double)tiles * 128 * wgs * 128 * 2, ms = median(ms_v);

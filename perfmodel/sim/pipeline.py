@@ -231,8 +231,7 @@ class SmSim:
         remote = cycles(p.release_delay_cycles)    # the peers' releases of a multicast stage, over the cluster
         inline = cycles(p.inline_issue_cycles)   # its own loads (software-pipelined families), after the release
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
-        rec, env, mma, wait = self.rec, self.env, self._mma, p.wait_cycles
-        keep, ceil = rec.keep, math.ceil
+        env, mma, wait, ceil = self.env, self._mma, p.wait_cycles, math.ceil
         for tile in range(self.n_tiles):
             pending: deque = deque()
             for k in range(self.k_iters):
@@ -247,11 +246,7 @@ class SmSim:
                         self.events += 1
                         yield ev
                     now = env.now
-                waited = 0
-                if now > free:
-                    waited = now - free
-                    if keep:
-                        rec.span(row, f"wait {bar.name}", free, now, "wait_full")
+                waited = self._waited(row, bar, free, now, "wait_full") if now > free else 0
                 t0 = now + wait
                 pending.append((s, mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
                 if marks is None or (tile, k) in marks:
@@ -302,8 +297,8 @@ class SmSim:
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
         row, it, nacc, free = "MMA (tcgen05)", 0, max(p.acc_buffers, 1), 0
         full_bars, empty, issue, last = self.full, self.empty, n * p.issue_overhead_cycles, self.k_iters - 1
-        marks, rec, env, mma, wait, ceil = self.marks, self.rec, self.env, self._mma, p.wait_cycles, math.ceil
-        keep, ahead = rec.keep, self.run_ahead
+        marks, env, mma, wait, ceil = self.marks, self.env, self._mma, p.wait_cycles, math.ceil
+        ahead = self.run_ahead
         for tile in range(self.n_tiles):
             b = tile % nacc
             now = self._ready(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, free)
@@ -323,11 +318,7 @@ class SmSim:
                     if isinstance(now, simpy.Event):
                         yield now
                         now = env.now
-                waited = 0
-                if now > free:
-                    waited = now - free
-                    if keep:
-                        rec.span(row, f"wait {bar.name}", free, now, "wait_full")
+                waited = self._waited(row, bar, free, now, "wait_full") if now > free else 0
                 t0 = now + wait
                 c_ = ceil(mma(tile, k, t0, row, waited, k == 0 and acc_wait > 0) - now - 1e-9)
                 commit = now + (c_ if c_ > 0 else 0)          # cycles(): whole cycles, rounded up
