@@ -9,6 +9,10 @@
 //    threads, ~200 KB of dynamic shared memory), with and without a cluster of 2, and the same kernel where
 //    each CTA waits for one 32 KB bulk copy from HBM (the GEMM prologue's first load), and kernels that spin for
 //    0..100 us of clock64 cycles (event time minus spin time: what a launch adds to a kernel of that length).
+//  - launch_clusters (--launch-clusters alone; the sixteenth session): the spinning kernel launched as our harness
+//    launches the GEMM (cudaLaunchKernelEx with a cluster dimension of 1, 2 or 4 along x), 64 or 128 CTAs of 384
+//    threads with ~200 KB of shared memory, spinning 0, 10 or 20 us, with or without a cluster barrier before exit
+//    (our kernel's clusters sync so that no CTA leaves while a peer may still write it): what a cluster launch adds.
 #include <cuda.h>
 #include <cmath>
 #include "mb_common.cuh"
@@ -116,6 +120,17 @@ static void bench_hbm_sms(Ctx& c) {
   }
 }
 
+// Every CTA spins for `cycles` SM clocks, then (sync) the CTAs of its cluster meet at a cluster barrier.
+__global__ void spin_cluster_kernel(long long cycles, int sync) {
+  if (threadIdx.x == 0) {
+    const long long t0 = clk();
+    while (clk() - t0 < cycles) {
+    }
+  }
+  __syncthreads();
+  if (sync) cluster_sync();
+}
+
 // Median time (us) of one launch between an event pair, launches back to back on one stream (as our harness).
 template <class F>
 static double per_launch_us(int reps, F launch) {
@@ -176,10 +191,40 @@ static void bench_launch(Ctx& c) {
       .num("cluster", 1).num("us_per_launch", us).emit();
 }
 
+static void bench_launch_clusters(Ctx& c) {
+  const int reps = g_quick ? 200 : 1000, smem = 200 * 1024;
+  set_smem((const void*)spin_cluster_kernel, smem);
+  for (int ctas : {64, 128})
+    for (double us_spin : {0.0, 10.0, 20.0})
+      for (int cluster : {1, 2, 4})
+        for (int sync : {0, 1}) {
+          if (cluster == 1 && sync) continue;
+          const long long cycles = (long long)(us_spin * 1980.0);
+          cudaLaunchAttribute attr;
+          attr.id = cudaLaunchAttributeClusterDimension;
+          attr.val.clusterDim.x = (unsigned)cluster;
+          attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+          cudaLaunchConfig_t cfg = {};
+          cfg.gridDim = dim3((unsigned)ctas);
+          cfg.blockDim = dim3(384);
+          cfg.dynamicSmemBytes = smem;
+          cfg.attrs = &attr;
+          cfg.numAttrs = 1;          // always the cluster API, as our harness launches (a dimension of 1 included)
+          const double us = per_launch_us(reps, [&](int) {
+            CK(cudaLaunchKernelEx(&cfg, spin_cluster_kernel, cycles, sync));
+          });
+          Rec("launch_clusters").num("ctas", ctas).num("cluster", cluster).num("cluster_sync", sync)
+              .num("spin_cycles", (double)cycles).num("spin_us_at_1980mhz", us_spin).num("threads", 384)
+              .num("smem_bytes", smem).num("us_per_launch", us).emit();
+        }
+}
+
 int main(int argc, char** argv) {
+  bool clusters_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
-    else die("unknown argument %s (usage: mb_stream [--quick])", argv[i]);
+    else if (!strcmp(argv[i], "--launch-clusters")) clusters_only = true;
+    else die("unknown argument %s (usage: mb_stream [--quick] [--launch-clusters])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -189,6 +234,10 @@ int main(int argc, char** argv) {
   CK(cudaMemset(c.buf, 1, c.bytes));
   CK(cudaMalloc(&c.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&c.cycles, sizeof(unsigned long long) * 1024));
+  if (clusters_only) {
+    bench_launch_clusters(c);
+    return 0;
+  }
   bench_launch(c);
   bench_hbm_sms(c);
   return 0;
