@@ -69,6 +69,10 @@ class GpuSection:
     # reallocation, first parameter and descriptor reads): every CTA an SM runs pays it before its pipeline starts
     # (sim/model.py); a time, the same at 1.65-1.98 GHz in our tile probe; absent: 0
     cta_setup_s: float = _f(0, 1e-4, optional=True)
+    # seconds a kernel whose clusters' CTAs meet at a cluster barrier before they exit (our kernel: no CTA leaves while a
+    # peer may still write it) takes longer than one that exits at once (barrier.cluster arrive + wait after the last
+    # work, timed as our harness times); absent: 0
+    cluster_exit_s: float = _f(0, 1e-4, optional=True)
     # GPCs and the TMA loads each can have in flight (absent: not modelled). A GPC's SMs share one pool of
     # outstanding loads, so a grid whose CTAs crowd one GPC runs that GPC's SMs with fewer bytes in flight each
     # (sim/params.py). How a grid spreads: its first gpc_packed_ctas CTAs land on that many SMs of one GPC (two

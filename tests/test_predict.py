@@ -25,8 +25,10 @@ def test_prediction_fields_and_dict():
     clk = load_hardware("h100-sxm").clock
     assert 0.5 * clk.sustained_tensor_hz <= p.clock_hz <= clk.boost_hz
     assert p.details["power_limited_clock_hz"] == p.clock_hz
-    # time = the kernel's cycles at its clock + what a launch adds in the event-pair timing method
-    launch_s = load_hardware("h100-sxm").gpu.launch_overhead_s
+    # time = the kernel's cycles at its clock + what a launch adds in the event-pair timing method (and, for
+    # clusters, the barrier before their CTAs exit: tests/test_cluster_exit.py)
+    gpu = load_hardware("h100-sxm").gpu
+    launch_s = gpu.launch_overhead_s + gpu.cluster_exit_s
     assert p.time_us == pytest.approx(p.time_s * 1e6)
     assert p.cycles == pytest.approx((p.time_s - launch_s) * p.clock_hz, abs=1)
     assert set(p.utilization) == {"tensor_core", "tma", "smem", "l2", "hbm", "epilogue"}

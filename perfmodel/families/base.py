@@ -53,6 +53,8 @@ class Schedule:
     # reallocation, first parameter and descriptor reads before its producer's first load); other families' set-up is
     # not measured (0)
     pays_cta_setup: bool = False
+    # a kernel of clusters (> 1 CTA) whose CTAs meet at a cluster barrier before they exit (gpu.cluster_exit_s)
+    cluster_exit_sync: bool = False
     # how a direct-store epilogue lays out its stores (the store path's rate and L2 requests depend on it)
     store_layout: StoreLayout = StoreLayout.FRAGMENT
 

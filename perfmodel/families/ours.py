@@ -35,6 +35,7 @@ class OursFamily(KernelFamily):
                         threads_per_cta=WARPGROUP_THREADS * (max(cfg.consumers, 1) + 1),
                         registers_per_thread=0, smem_bytes_per_cta=smem_bytes(problem, cfg),
                         cluster_launch=True,      # gemm_sm90.cu: cudaLaunchKernelEx with a cluster dimension
+                        cluster_exit_sync=cfg.cluster_size > 1,   # gemm_sm90.cu: cluster_sync() before a CTA exits
                         pays_cta_setup=True)      # measured on this kernel (gpu.cta_setup_s)
 
 

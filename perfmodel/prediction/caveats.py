@@ -48,9 +48,10 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if time_s is not None and 0 < time_s < SHORT_KERNEL_S:
         out.append(Caveat(
             "short-kernel",
-            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 4% (H100) and 1% (H200) slower than "
-            "predicted on average, 17% (H100) / 6% (H200) of them more than 10% off (calibration half; mostly one-wave "
+            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 2% (H100) and 1% (H200) slower than "
+            "predicted on average, 7% (H100) / 6% (H200) of them more than 10% off (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s), "
+            "the clusters' barrier before exit (gpu.cluster_exit_s), "
             "each CTA's set-up (gpu.cta_setup_s) and the first loads' latency; on some cards one crowded GPC runs "
             "rows whose pitch is not 128-byte aligned 16-19% slower a k-block (our tile probes), which it does not count"))
     drift = drift_reads > 1.0 and run_windows >= LONG_K_WINDOWS
