@@ -150,8 +150,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     else:
         cycles = max(int(math.ceil(res.cycles)), 1)
         # a launch, as event pairs time it, and the clusters' barrier before their CTAs exit
-        time_s = cycles / clock + (hw.gpu.launch_overhead_s or 0.0) + (
-            (hw.gpu.cluster_exit_s or 0.0) if fam.schedule(problem, cfg, hw).cluster_exit_sync else 0.0)
+        time_s = cycles / clock + (hw.gpu.launch_overhead_s or 0.0) + inputs.exit_s
     return Prediction(config_name=cfg.name, gpu=hw.name, problem=problem_key(problem),
                       tflops=0.0 if res.deadlock else problem.flops / time_s / 1e12,
                       time_s=time_s, cycles=cycles, clock_hz=clock, bottleneck=Bottleneck(res.bottleneck),

@@ -172,6 +172,7 @@ class ModelInputs:
     params: SimParams
     schedule: Schedule
     traffic: Traffic
+    exit_s: float = 0.0     # seconds a launch adds after its CTAs' work (the clusters' exit barrier, gpu.cluster_exit_s)
 
 
 def conflict_ways(sw: Swizzle) -> int:
@@ -357,7 +358,7 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
                                                      p.hbm_bytes_per_stage),
                                  **_latencies(hw, clock_hz, inputs.traffic, p.grid_zero_fill_bytes),
                                  cta_setup_cycles=_setup_cycles(hw, clock_hz) if p.cta_setup_cycles else 0.0)
-    return ModelInputs(params, inputs.schedule, inputs.traffic)
+    return dataclasses.replace(inputs, params=params)
 
 
 def direct_store_rate(hw: HardwareSpec, crowd: int, layout: StoreLayout = StoreLayout.FRAGMENT) -> float:
@@ -476,7 +477,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         # which arrive over the cluster (symmetric peers release when this CTA's consumers do)
         release_delay_cycles=(hw.sync.cluster_arrive_cycles or 0.0) if cfg.multicast and cfg.cluster_size > 1
         and not sm100 else 0.0)
-    return ModelInputs(params, sched, traf)
+    return ModelInputs(params, sched, traf, (hw.gpu.cluster_exit_s or 0.0) if sch.cluster_exit_sync else 0.0)
 
 
 def _inline_issue_cycles(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, sch, sbytes: int) -> float:
