@@ -251,7 +251,7 @@ class SmSim:
                 pending.append((s, mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
                 if marks is None or (tile, k) in marks:
                     self._mark(tile, k, now)
-                nxt = t0 + issue
+                nxt, release = t0 + issue, ()
                 if len(pending) > depth:
                     release = []
                     while len(pending) > depth:
@@ -259,13 +259,10 @@ class SmSim:
                         if d_old > nxt:
                             nxt = d_old
                         release.append(s_old)
-                    c_ = ceil(nxt - now - 1e-9)                # cycles(): whole cycles, rounded up
-                    free = now + (c_ if c_ > 0 else 0)
-                    for s_old in release:
-                        empty[s_old].arrive(at=free + remote)
-                else:
-                    c_ = ceil(nxt - now - 1e-9)
-                    free = now + (c_ if c_ > 0 else 0)
+                c_ = ceil(nxt - now - 1e-9)                    # cycles(): whole cycles, rounded up
+                free = now + (c_ if c_ > 0 else 0)
+                for s_old in release:
+                    empty[s_old].arrive(at=free + remote)
                 free += inline
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
