@@ -262,3 +262,21 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
+
+// A cudaLaunchKernelEx config of `grid` CTAs of `threads` with `smem` bytes, in clusters of `cluster` along x; `attr`
+// holds the cluster attribute the config points at. `api_always`: pass the attribute even for clusters of 1 (our
+// harness launches the GEMM so); else only for clusters of more than one CTA.
+static inline cudaLaunchConfig_t cluster_launch_config(int grid, int threads, int smem, int cluster,
+                                                       cudaLaunchAttribute* attr, bool api_always = false) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)grid);
+  cfg.blockDim = dim3((unsigned)threads);
+  cfg.dynamicSmemBytes = smem;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = (unsigned)cluster;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = (api_always || cluster > 1) ? 1 : 0;
+  return cfg;
+}

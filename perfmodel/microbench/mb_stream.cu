@@ -201,15 +201,8 @@ static void bench_launch_clusters(Ctx& c) {
           if (cluster == 1 && sync) continue;
           const long long cycles = (long long)(us_spin * 1980.0);
           cudaLaunchAttribute attr;
-          attr.id = cudaLaunchAttributeClusterDimension;
-          attr.val.clusterDim.x = (unsigned)cluster;
-          attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-          cudaLaunchConfig_t cfg = {};
-          cfg.gridDim = dim3((unsigned)ctas);
-          cfg.blockDim = dim3(384);
-          cfg.dynamicSmemBytes = smem;
-          cfg.attrs = &attr;
-          cfg.numAttrs = 1;          // always the cluster API, as our harness launches (a dimension of 1 included)
+          // always the cluster API, as our harness launches (a dimension of 1 included)
+          const cudaLaunchConfig_t cfg = cluster_launch_config(ctas, 384, smem, cluster, &attr, true);
           const double us = per_launch_us(reps, [&](int) {
             CK(cudaLaunchKernelEx(&cfg, spin_cluster_kernel, cycles, sync));
           });

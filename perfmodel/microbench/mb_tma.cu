@@ -1119,17 +1119,7 @@ static std::string join_ints(const std::vector<int>& v, char sep) {
 // A launch of smid_kernel: `grid` CTAs of one warp with `smem` bytes, in clusters of `cluster` (1: none); `attr`
 // holds the cluster attribute the config points at.
 static cudaLaunchConfig_t smid_launch(int grid, int cluster, int smem, cudaLaunchAttribute* attr) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(32);
-  cfg.dynamicSmemBytes = smem;
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = cluster;
-  attr->val.clusterDim.y = 1;
-  attr->val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cluster > 1 ? 1 : 0;
-  return cfg;
+  return cluster_launch_config(grid, 32, smem, cluster, attr);
 }
 
 // SM of every CTA of a grid of `grid` CTAs in clusters of `cluster` (1: no cluster); empty if the launch fails.
