@@ -529,8 +529,10 @@ def cluster_exit_s(records: list[dict]) -> tuple[float, int] | None:
     gpu.cluster_exit_s): per (CTAs, cluster size, spin) the launch time with the barrier minus without, over the
     spinning kernels (spin > 0) whose grid ran in one wave (the barrier-free launch shorter than twice the spin), every
     run's pair; the median. None without such a pair."""
+    def key(r: dict) -> tuple:
+        return r["ctas"], r["cluster"], r["spin_us_at_1980mhz"], r.get("repeat", 0)
+
     recs = [r for r in records if r.get("bench") == "launch_clusters"]
-    key = lambda r: (r["ctas"], r["cluster"], r["spin_us_at_1980mhz"], r.get("repeat", 0))   # noqa: E731
     free = {key(r): r["us_per_launch"] for r in recs if not r["cluster_sync"]}
     diffs = [r["us_per_launch"] - free[key(r)] for r in recs
              if r["cluster_sync"] and r["spin_us_at_1980mhz"] > 0 and key(r) in free

@@ -221,6 +221,7 @@ class Recorder:
 
 
 def cycles(x: float) -> int:
-    """Durations are whole cycles, rounded up."""
+    """Durations are whole cycles, rounded up. (sim/pipeline.py's per-stage loops inline this rule, ceil(x - 1e-9)
+    clipped at 0, for speed: keep them in step.)"""
     c = math.ceil(x - 1e-9)
     return c if c > 0 else 0
