@@ -114,6 +114,11 @@ def test_the_l2_request_coalescer_merges_plain_128_byte_row_loads_only():
     assert at[2] == at[3] > at[4] > at[5] > at[9] >= 1.0
     assert lrc_merge(prob, plain, hw) == (at[5], at[5])         # the later tiles' merge: both operands alike
     assert lrc_merge(prob, mc, hw) == (1.0, 1.0) and lrc_merge(prob, narrow, hw) == (1.0, 1.0)
+    # narrow rows merge in the grid's in-step first tile only (ncu: 1.20 in a one-wave grid, 1.00-1.02 over many waves)
+    wide_first = lrc_merge(prob, narrow.replace(swizzle_a=plain.swizzle_a, swizzle_b=plain.swizzle_b), hw, first=True)
+    assert lrc_merge(prob, narrow, hw, first=True) == wide_first and wide_first[0] > 1.0
+    assert lrc_merge(prob, mc, hw, first=True) == (1.0, 1.0)
+    assert lrc_merge(prob, narrow.replace(stages=2), hw, first=True) == (1.0, 1.0)
     off = hw.with_values(**{"l2.lrc_merge_128b": 1.0})
     assert l2_occupancy_bytes_per_stage(prob, plain, hw) == pytest.approx(
         l2_occupancy_bytes_per_stage(prob, plain, off) / lrc_merge(prob, plain, hw)[0])

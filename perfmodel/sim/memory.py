@@ -266,12 +266,15 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: 
     CTA's first tile, which the whole grid starts at launch in step: 1 + c_first / stages (c_first =
     l2.lrc_merge_first_per_stage, absent: c; at the 3-9 stages ncu measured it, a 2-stage ring's first tile as its later
     ones), against the same reference. Only an operand that another tile reads too (lrc_sharers) has anyone to merge
-    with; one no other tile reads is not merged."""
+    with; one no other tile reads is not merged. Boxes with 64- or 32-byte rows merge only in that in-step first tile:
+    ncu of our GEMM (H100) counts 1.00-1.02 for them at 8192^3 (many waves, data/ncu/ncu_*.csv) but 1.20 in the
+    one-wave grid of 1000x1992x1016 (128x256x32 at 64-byte rows and 128x256x16 at 32-byte rows, data/ncu/smoke_probe),
+    as much as its 128-byte-row tiles (1.10-1.24)."""
     if cfg.multicast and cfg.cluster_size > 1:
         return 1.0, 1.0
     ra, rb = operand_rows(problem, cfg, hw)
     l2 = hw.l2
-    if min(ra, rb) < 128 or not l2.lrc_merge_128b:
+    if not l2.lrc_merge_128b or (min(ra, rb) < 128 and not (first and cfg.stages >= LRC_MIN_STAGES)):
         return 1.0, 1.0
     c = l2.lrc_merge_per_stage or 0.0
     # the in-step first tile only within the depths ncu measured it (a 2-stage ring: as its later tiles)
