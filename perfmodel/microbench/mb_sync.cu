@@ -2,7 +2,8 @@
 //  - local arrive + try_wait.parity round trip by one thread (each arrive completes a phase);
 //  - try_wait.parity on an already-completed phase (latency chain) and arrive alone;
 //  - arrive -> wait across two warps of one CTA (ping-pong), with try_wait and test_wait;
-//  - arrive -> wait across the two CTAs of a cluster (remote arrive, ping-pong).
+//  - arrive -> wait across the two CTAs of a cluster (remote arrive, ping-pong): mbarrier.arrive.release.cluster, and
+//    the arrive our GEMM releases a multicast stage with (mbarrier.arrive.shared::cluster, .release.cta).
 // Usage: mb_sync [--quick]
 #include "mb_common.cuh"
 
@@ -75,7 +76,10 @@ __global__ void pingpong_kernel(int n, double* out) {
   if (warp == 0) out[0] = (double)(c1 - c0) / n;
 }
 
-// Ping-pong between the two CTAs of a cluster: CTA r arrives on the peer's barrier remotely.
+// Ping-pong between the two CTAs of a cluster: CTA r arrives on the peer's barrier remotely, with
+// mbarrier.arrive.release.cluster (kGemmArrive false) or with the arrive our GEMM releases a multicast stage with,
+// mbarrier.arrive.shared::cluster at its default .release.cta semantics (kGemmArrive true).
+template <bool kGemmArrive>
 __global__ void __cluster_dims__(2, 1, 1) cluster_pingpong_kernel(int n, double* out) {
   __shared__ __align__(8) uint64_t bar;
   const uint32_t b = smem_u32(&bar);
@@ -87,8 +91,13 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_pingpong_kernel(int n, double*
     long long c0 = 0;
     for (int i = -16; i < n; ++i) {
       if (i == 0) c0 = clk();
-      if (rank == 0) { mbar_arrive_cluster(b, 1); mbar_wait(b, ph); }
-      else { mbar_wait(b, ph); mbar_arrive_cluster(b, 0); }
+      if (rank == 0) {
+        if (kGemmArrive) mbar_arrive_cluster_cta(b, 1); else mbar_arrive_cluster(b, 1);
+        mbar_wait(b, ph);
+      } else {
+        mbar_wait(b, ph);
+        if (kGemmArrive) mbar_arrive_cluster_cta(b, 0); else mbar_arrive_cluster(b, 0);
+      }
       ph ^= 1;
     }
     long long c1 = clk();
@@ -118,18 +127,20 @@ int main(int argc, char** argv) {
   Rec("mbarrier_local").num("iters", n).num("arrive_wait_roundtrip_cycles", median(v[0]))
       .num("try_wait_completed_cycles", median(v[1])).num("test_wait_completed_cycles", median(v[2]))
       .num("arrive_issue_cycles", median(v[3])).num("arrive_dependent_cycles", median(v[4])).emit();
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 4; ++k) {
     std::vector<double> rt;
     for (int r = 0; r < reps; ++r) {
       if (k == 0) pingpong_kernel<false><<<1, 64>>>(n, d);
       else if (k == 1) pingpong_kernel<true><<<1, 64>>>(n, d);
-      else cluster_pingpong_kernel<<<2, 32>>>(n, d);
+      else if (k == 2) cluster_pingpong_kernel<false><<<2, 32>>>(n, d);
+      else cluster_pingpong_kernel<true><<<2, 32>>>(n, d);
       CK_LAUNCH();
       double h;
       CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
       rt.push_back(h);
     }
-    const char* mode = k == 0 ? "cross_warp_try_wait" : k == 1 ? "cross_warp_test_wait" : "cross_cta_cluster2";
+    const char* mode = k == 0 ? "cross_warp_try_wait" : k == 1 ? "cross_warp_test_wait"
+                       : k == 2 ? "cross_cta_cluster2" : "cross_cta_cluster2_gemm_arrive";
     Rec("mbarrier_pingpong").str("mode", mode).num("iters", n).num("roundtrip_cycles", median(rt))
         .num("one_way_cycles", median(rt) / 2).emit();
   }
