@@ -39,8 +39,8 @@ def test_two_stage_rings_lose_more_than_deep_ones():
 
 
 def test_a_multicast_stage_waits_for_the_peers_release_over_the_cluster():
-    """mb_sync mbarrier_pingpong: an arrive from the other CTA of a cluster takes ~840 cycles more than one from
-    the same CTA. A multicast load fills both CTAs' stage, so a shallow multicast ring pays it on every turn; a
+    """mb_sync mbarrier_pingpong: the GEMM's arrive from the other CTA of a cluster takes ~203 cycles more than one
+    from the same CTA. A multicast load fills both CTAs' stage, so a shallow multicast ring pays it on every turn; a
     deep ring hides it, and without multicast nothing waits for a peer."""
     from perfmodel import derive, load_hardware, make_problem
     from perfmodel.prediction.predict import predict
@@ -50,6 +50,6 @@ def test_a_multicast_stage_waits_for_the_peers_release_over_the_cluster():
 
     def t(h, **kw):
         return predict(p, derive(p, hw, (128, 256, 64), **kw).config, h, clock="boost").tflops
-    assert t(hw, cluster=(2, 1), stages=2) < 0.9 * t(none, cluster=(2, 1), stages=2)
+    assert t(hw, cluster=(2, 1), stages=2) < 0.95 * t(none, cluster=(2, 1), stages=2)
     assert t(hw, cluster=(2, 1), stages=4) == pytest.approx(t(none, cluster=(2, 1), stages=4), rel=0.02)
     assert t(hw, stages=2) == pytest.approx(t(none, stages=2), rel=1e-9)

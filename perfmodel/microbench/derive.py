@@ -208,10 +208,36 @@ def _sync(recs: list[dict]) -> list[Update]:
     if not rows:
         return []
     r = rows[0]
-    return [Update("sync.mbarrier_wait_cycles", r["try_wait_completed_cycles"], "mb_sync/mbarrier_local",
-                   "try_wait.parity on an already-completed phase (dependent chain)"),
-            Update("sync.mbarrier_arrive_cycles", r["arrive_issue_cycles"], "mb_sync/mbarrier_local",
-                   "back-to-back local mbarrier.arrive by one thread, cycles each")]
+    out = [Update("sync.mbarrier_wait_cycles", r["try_wait_completed_cycles"], "mb_sync/mbarrier_local",
+                  "try_wait.parity on an already-completed phase (dependent chain)"),
+           Update("sync.mbarrier_arrive_cycles", r["arrive_issue_cycles"], "mb_sync/mbarrier_local",
+                  "back-to-back local mbarrier.arrive by one thread, cycles each")]
+    arrive = cluster_arrive_cycles(recs)
+    if arrive is not None:
+        out.append(Update("sync.cluster_arrive_cycles", arrive[0], "mb_sync/mbarrier_pingpong",
+                          f"one-way mbarrier signal between the two CTAs of a cluster of 2 with our GEMM's arrive "
+                          f"(mbarrier.arrive.shared::cluster, .release.cta) minus the same between two warps of one "
+                          f"CTA (try_wait), median over {arrive[1]} runs"))
+    return out
+
+
+def cluster_arrive_cycles(records: list[dict]) -> tuple[float, int] | None:
+    """(cycles, runs) a multicast stage's release takes longer to reach a peer CTA's producer than a local one
+    (sync.cluster_arrive_cycles): mb_sync's one-way ping-pong between the two CTAs of a cluster with the arrive our
+    GEMM releases a stage with (mbarrier.arrive.shared::cluster at its default .release.cta semantics; mode
+    cross_cta_cluster2_gemm_arrive) minus the same between two warps of one CTA (cross_warp_try_wait), each run (repeats
+    too) against its own; the median. The .release.cluster form (cross_cta_cluster2) puts a GPU-scope memory barrier
+    before the arrive (SASS MEMBAR.ALL.GPU), which our GEMM does not execute. None without such a pair."""
+    runs: list[dict] = []
+    for r in records:                       # a run's records in order: a mode seen again starts the next run
+        if r.get("bench") != "mbarrier_pingpong":
+            continue
+        if not runs or r["mode"] in runs[-1]:
+            runs.append({})
+        runs[-1][r["mode"]] = r["one_way_cycles"]
+    diffs = [m["cross_cta_cluster2_gemm_arrive"] - m["cross_warp_try_wait"] for m in runs
+             if "cross_cta_cluster2_gemm_arrive" in m and "cross_warp_try_wait" in m]
+    return (statistics.median(diffs), len(diffs)) if diffs else None
 
 
 def _smem(recs: list[dict]) -> list[Update]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..config import KernelConfig, Swizzle
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem
+from ..sim.memory import dead_multicast_slice
 from ..sim.scheduler import make_schedule
 
 SKINNY_M = 64          # at most this many rows: a 128-row tile computes at least half zeros
@@ -78,6 +79,14 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "points aside: long-k-drift) 3% (H100) / 5% (H200) off on average, predicted 1% (H100) / 4% (H200) "
             "slower than measured on average and 4% (H100) slower at rings of 7 or more stages, 1 in 30 (H100) / 1 in 9 "
             "(H200) more than 10% off either way"))
+    if cfg.multicast and cfg.cluster_size > 1 and dead_multicast_slice(problem, cfg):
+        out.append(Caveat(
+            "multicast-dead-slice",
+            "a slice of the multicast box lies wholly beyond the matrix edge (one CTA of the cluster loads zero fill "
+            "only): such a pair ran as slow as the same tile without multicast, or slower (the low-fill probe), and "
+            "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 2% faster "
+            "(H100) / 2% slower (H200) than predicted on average, 4 in 20 (H100) / 2 in 7 (H200) more than 10% off, "
+            "from 28% faster to 14% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(

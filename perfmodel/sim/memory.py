@@ -61,6 +61,23 @@ def multicast_factors(cfg: KernelConfig) -> tuple[int, int]:
     return cfg.cluster_n, max(cfg.cluster_m // cfg.cta_group, 1)
 
 
+def dead_multicast_slice(problem: GemmProblem, cfg: KernelConfig) -> bool:
+    """Whether a multicast box of the edge tile has a slice that lies wholly beyond the matrix edge: each CTA of the
+    cluster loads its slice of the box's rows for all of them (edge_fractions), and at M (or N) no more than the tile
+    less one slice into the last tile, the last slice is zero fill only. Such a pair runs as slow as the same tile
+    without multicast, or slower (the low-fill probe, data/measurements/h100_oob_probe.jsonl: 256x128 tiles multicast
+    1x2 at N = 14336, K = 3072 take 61.3 / 66.8 us at M = 128 / 64, where one CTA's 128-row slice is all zero fill,
+    against 56.5 / 61.6 us without multicast; at M = 192 / 256 45.8 / 46.7 against 49.1 / 45.5): the model loads such
+    a tile as plain loads (sim/params.build_inputs). What the dead slice costs the hardware is not measured."""
+    def dead(extent: int, tile: int, slices: int) -> bool:
+        if slices <= 1:
+            return False
+        in_last = extent - (math.ceil(extent / tile) - 1) * tile
+        return in_last <= tile - tile / slices
+    mc_a, mc_b = multicast_factors(cfg)
+    return dead(problem.m, cfg.tile_m, mc_a) or dead(problem.n, cfg.tile_n, mc_b)
+
+
 def row_bytes(extent_elems: int, elem_bytes: float, sw: Swizzle, hw: HardwareSpec) -> float:
     """Bytes of one TMA box row: the contiguous extent, cut at the swizzle span (or at max_box_dim
     elements without swizzle)."""

@@ -14,7 +14,7 @@ from ..config import Epilogue, KernelConfig, StoreLayout, Swizzle, scale_stage_b
 from ..families import KernelFamily, Producer, get_family
 from ..hardware import Arch, HardwareSpec
 from ..problem import GemmProblem, Major
-from .memory import (Traffic, fill_occupancy_bytes_per_stage, gpc_inflight_bytes_per_stage,
+from .memory import (Traffic, dead_multicast_slice, fill_occupancy_bytes_per_stage, gpc_inflight_bytes_per_stage,
                      l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage, multicast_factors, store_l2_bytes_per_tile,
                      store_l2_lookups_per_tile, tma_bytes_per_clock, traffic, zero_fill_bytes_per_stage)
 from .rates import mma_flops_per_clock_per_sm
@@ -383,6 +383,9 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     CTAs of a non-persistent kernel (``Schedule.ctas_per_sm`` = c > 1) start together and run in step:
     the SM is simulated as one CTA with c times the MMA warpgroups, stage bytes, load issue work and
     output of one, sharing one tensor core, one TMA/LSU path, its L2/HBM share and its store path."""
+    if cfg.multicast and dead_multicast_slice(problem, cfg):
+        # a multicast box with a slice wholly beyond the matrix edge runs as the plain tile (sim/memory)
+        cfg = cfg.replace(multicast=False)
     sch = get_family(family).schedule(problem, cfg, hw)
     c = sch.ctas_per_sm
     sched = make_schedule(problem, cfg, hw, c)
