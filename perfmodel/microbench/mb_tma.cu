@@ -18,7 +18,7 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store]
+//        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share).
 #include "mb_tma_common.cuh"
@@ -41,6 +41,7 @@ static bool g_miss_mix = false;     // only --miss-mix
 static bool g_pair_share = false;   // only --pair-share
 static bool g_pair_smem = false;    // only --pair-smem
 static bool g_direct_store = false; // only --direct-store
+static bool g_mc_oob = false;       // only --mc-oob
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -1185,6 +1186,100 @@ static std::pair<std::vector<int>, std::vector<int>> gpc_placements(const std::v
   return {one, spread};
 }
 
+// --mc-oob (issue 8, the seventeenth session: our 256x128 tile multicast 1x2 at M <= 128, where one CTA's 128-row
+// slice of the A box lies wholly beyond the matrix edge, ran 8% slower than the same tile without multicast, while at
+// M = 192 / 256 multicast was as fast or faster; h100_oob_probe). Clusters of 2 along N as our kernel's 1x2 tiles:
+// per stage a 256-row A box of two 128-row slices (A has `a_rows` rows: the rest zero fill) and each CTA's own
+// 128-row B box; mc 1: CTA r loads A's slice r multicast to both (our kernel's multicast A), mc 0: each CTA loads both
+// slices itself (the plain tile). The consumer waits for the stage, spins `work` cycles, and releases it with our
+// GEMM's arrive: in both CTAs when multicast (both fill it), locally otherwise. B's k-blocks wrap every `b_kwrap`
+// (L2-resident), 0: B streams from HBM. cycles[cta] = the CTA's clock64 span.
+__global__ void __cluster_dims__(2, 1, 1) tma_mc_oob_kernel(const __grid_constant__ CUtensorMap ma,
+                                                            const __grid_constant__ CUtensorMap mb, int stages,
+                                                            int k_iters, int mc, int work, int b_kwrap,
+                                                            unsigned long long* cycles) {
+  extern __shared__ uint8_t raw[];
+  constexpr int kSlice = 128 * 128, kA = 2 * kSlice, kB = 128 * 128, kStage = kA + kB;
+  const uint32_t base = aligned_base(raw), full = base + stages * kStage, empty = full + 8 * stages;
+  const uint32_t rank = cluster_rank();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, mc ? 2 : 1); }
+    fence_mbar_init();
+    prefetch_map(&ma);
+    prefetch_map(&mb);
+  }
+  cluster_sync();
+  const long long t0 = clk();
+  if (threadIdx.x == 0) {            // producer
+    Ring prod(stages);
+    for (int kb = 0; kb < k_iters; ++kb, prod.next()) {
+      const int s = prod.s;
+      if (prod.wrapped) mbar_wait(empty + 8 * s, prod.parity);
+      mbar_arrive_expect_tx(full + 8 * s, kStage);
+      const uint32_t dst = base + s * kStage;
+      const int c0 = kb * 64;
+      if (mc) {
+        tma_load_mc(dst + rank * kSlice, &ma, c0, (int)rank * 128, full + 8 * s, (uint16_t)3);
+      } else {
+        tma_load(dst, &ma, c0, 0, full + 8 * s);
+        tma_load(dst + kSlice, &ma, c0, 128, full + 8 * s);
+      }
+      tma_load(dst + kA, &mb, b_kwrap ? (kb & (b_kwrap - 1)) * 64 : c0, (int)blockIdx.x * 128, full + 8 * s);
+    }
+  } else if (threadIdx.x == 32) {    // consumer
+    int cs = 0;
+    uint32_t cpar = 0;
+    for (int kb = 0; kb < k_iters; ++kb) {
+      mbar_wait(full + 8 * cs, cpar);
+      const long long w0 = clk();
+      while (clk() - w0 < work) {}
+      if (mc) {
+        mbar_arrive_cluster_cta(empty + 8 * cs, 0);
+        mbar_arrive_cluster_cta(empty + 8 * cs, 1);
+      } else {
+        mbar_arrive(empty + 8 * cs);
+      }
+      if (++cs == stages) { cs = 0; cpar ^= 1; }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clk() - t0;
+  cluster_sync();
+}
+
+// tma_mc_oob: the --mc-oob rings (above) at A's rows 256 / 192 / 128 / 64 / 16 (slice 1 in bounds, half, dead, dead,
+// dead; slice 0 in bounds down to 128), multicast and plain, B L2-resident (k-blocks wrapping every 8) or from HBM,
+// consumer work 0 or the 256x128 tile's MMA time (1025 cycles a k-block), on 112 CTAs (M <= 256 x N = 14336: the
+// low-fill probe's grid) and 32. Records "tma_mc_oob" (a_tensor_rows, multicast, b_kwrap, work_cycles, ctas, stages,
+// ms, cycles_per_kblock of the median and the slowest CTA).
+static void bench_mc_oob(Ctx& c) {
+  const uint64_t K = kSkinnyK;
+  const int stages = 4, k_iters = (int)(K / 64);
+  const int smem = smem_request(stages * (2 * 128 * 128 + 128 * 128) + 16 * stages);
+  set_smem((const void*)tma_mc_oob_kernel, smem);
+  for (int ctas : {112, 32}) {
+    if (ctas > c.sms) continue;
+    for (int b_kwrap : {8, 0}) {
+      for (int work : {0, 1025}) {
+        for (int a_rows : {256, 192, 128, 64, 16}) {
+          const Tensor2D A = {c.big.base, (uint64_t)a_rows, K};
+          const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * K * 2, (uint64_t)ctas * 128, K};
+          CUtensorMap ma = make_map(A, 64, 128, 128), mb = make_map(B, 64, 128, 128);
+          for (int mc : {1, 0}) {
+            const WalkTiming t = time_walk(c, ctas, k_iters, 5, [&] {
+              tma_mc_oob_kernel<<<ctas, 64, smem>>>(ma, mb, stages, k_iters, mc, work, b_kwrap, c.cycles);
+            });
+            Rec("tma_mc_oob").num("a_tensor_rows", a_rows).num("a_box_rows", 256).num("multicast", mc)
+                .num("b_kwrap", b_kwrap).num("work_cycles", work).num("ctas", ctas).num("stages", stages)
+                .num("k_iters", k_iters).num("ms", t.ms).num("cycles_per_kblock", t.cycles_per_kblock)
+                .num("max_cycles_per_kblock", t.max_cycles_per_kblock).emit();
+          }
+        }
+      }
+    }
+  }
+}
+
 // tma_skinny_oob: A boxes whose rows lie beyond the matrix edge (issue 8, eighth session: our 256x128 tile runs 1.45x
 // its GPC pool's rate a k-block at M = 64 / 128, where a 128x256 tile with the same stage bytes and miss-like bytes
 // runs at it, data/ncu/skinny256). The walk's ring shaped as our x128 tiles (a 128-wide B box, 4 stages) with a 256- or
@@ -1586,8 +1681,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--pair-share")) g_pair_share = true;
     else if (!strcmp(argv[i], "--pair-smem")) g_pair_smem = true;
     else if (!strcmp(argv[i], "--direct-store")) g_direct_store = true;
+    else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store])", argv[i]);
+             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1621,6 +1717,7 @@ int main(int argc, char** argv) {
   if (g_pair_share) { bench_pair_share(c); return 0; }
   if (g_pair_smem) { bench_pair_smem(c); return 0; }
   if (g_direct_store) { bench_direct_store(c); return 0; }
+  if (g_mc_oob) { bench_mc_oob(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
