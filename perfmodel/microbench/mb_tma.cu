@@ -1197,9 +1197,9 @@ static std::pair<std::vector<int>, std::vector<int>> gpc_placements(const std::v
 __global__ void __cluster_dims__(2, 1, 1) tma_mc_oob_kernel(const __grid_constant__ CUtensorMap ma,
                                                             const __grid_constant__ CUtensorMap mb, int stages,
                                                             int k_iters, int mc, int work, int b_kwrap,
-                                                            unsigned long long* cycles) {
+                                                            int slice_rows, unsigned long long* cycles) {
   extern __shared__ uint8_t raw[];
-  constexpr int kSlice = 128 * 128, kA = 2 * kSlice, kB = 128 * 128, kStage = kA + kB;
+  const int kSlice = slice_rows * 128, kA = 2 * kSlice, kB = 128 * 128, kStage = kA + kB;
   const uint32_t base = aligned_base(raw), full = base + stages * kStage, empty = full + 8 * stages;
   const uint32_t rank = cluster_rank();
   if (threadIdx.x == 0) {
@@ -1219,10 +1219,10 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_oob_kernel(const __grid_constan
       const uint32_t dst = base + s * kStage;
       const int c0 = kb * 64;
       if (mc) {
-        tma_load_mc(dst + rank * kSlice, &ma, c0, (int)rank * 128, full + 8 * s, (uint16_t)3);
+        tma_load_mc(dst + rank * kSlice, &ma, c0, (int)rank * slice_rows, full + 8 * s, (uint16_t)3);
       } else {
         tma_load(dst, &ma, c0, 0, full + 8 * s);
-        tma_load(dst + kSlice, &ma, c0, 128, full + 8 * s);
+        tma_load(dst + kSlice, &ma, c0, slice_rows, full + 8 * s);
       }
       tma_load(dst + kA, &mb, b_kwrap ? (kb & (b_kwrap - 1)) * 64 : c0, (int)blockIdx.x * 128, full + 8 * s);
     }
@@ -1250,32 +1250,41 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_oob_kernel(const __grid_constan
 // tma_mc_oob: the --mc-oob rings (above) at A's rows 256 / 192 / 128 / 64 / 16 (slice 1 in bounds, half, dead, dead,
 // dead; slice 0 in bounds down to 128), multicast and plain, B L2-resident (k-blocks wrapping every 8) or from HBM,
 // consumer work 0 or the 256x128 tile's MMA time (1025 cycles a k-block), on 112 CTAs (M <= 256 x N = 14336: the
-// low-fill probe's grid) and 32. Records "tma_mc_oob" (a_tensor_rows, multicast, b_kwrap, work_cycles, ctas, stages,
-// ms, cycles_per_kblock of the median and the slowest CTA).
+// low-fill probe's grid) and 32. Then, B L2-resident and work 0: A in bounds or with a dead slice on 16..132 CTAs, with
+// 128-row slices (our 256x128 tile) and 64-row ones (the 128x128 tile at 1x2: a 128-row box, A's rows 128 or 64).
+// Records "tma_mc_oob" (a_tensor_rows, a_box_rows, multicast, b_kwrap, work_cycles, ctas, stages, ms,
+// cycles_per_kblock of the median and the slowest CTA).
 static void bench_mc_oob(Ctx& c) {
   const uint64_t K = kSkinnyK;
   const int stages = 4, k_iters = (int)(K / 64);
   const int smem = smem_request(stages * (2 * 128 * 128 + 128 * 128) + 16 * stages);
   set_smem((const void*)tma_mc_oob_kernel, smem);
+  auto run = [&](int ctas, int b_kwrap, int work, int a_rows, int slice_rows) {
+    const Tensor2D A = {c.big.base, (uint64_t)a_rows, K};
+    const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * K * 2, (uint64_t)ctas * 128, K};
+    CUtensorMap ma = make_map(A, 64, slice_rows, 128), mb = make_map(B, 64, 128, 128);
+    for (int mc : {1, 0}) {
+      const WalkTiming t = time_walk(c, ctas, k_iters, 5, [&] {
+        tma_mc_oob_kernel<<<ctas, 64, smem>>>(ma, mb, stages, k_iters, mc, work, b_kwrap, slice_rows, c.cycles);
+      });
+      Rec("tma_mc_oob").num("a_tensor_rows", a_rows).num("a_box_rows", 2 * slice_rows).num("multicast", mc)
+          .num("b_kwrap", b_kwrap).num("work_cycles", work).num("ctas", ctas).num("stages", stages)
+          .num("k_iters", k_iters).num("ms", t.ms).num("cycles_per_kblock", t.cycles_per_kblock)
+          .num("max_cycles_per_kblock", t.max_cycles_per_kblock).emit();
+    }
+  };
   for (int ctas : {112, 32}) {
     if (ctas > c.sms) continue;
     for (int b_kwrap : {8, 0}) {
       for (int work : {0, 1025}) {
-        for (int a_rows : {256, 192, 128, 64, 16}) {
-          const Tensor2D A = {c.big.base, (uint64_t)a_rows, K};
-          const Tensor2D B = {(uint8_t*)c.big.base + (uint64_t)256 * K * 2, (uint64_t)ctas * 128, K};
-          CUtensorMap ma = make_map(A, 64, 128, 128), mb = make_map(B, 64, 128, 128);
-          for (int mc : {1, 0}) {
-            const WalkTiming t = time_walk(c, ctas, k_iters, 5, [&] {
-              tma_mc_oob_kernel<<<ctas, 64, smem>>>(ma, mb, stages, k_iters, mc, work, b_kwrap, c.cycles);
-            });
-            Rec("tma_mc_oob").num("a_tensor_rows", a_rows).num("a_box_rows", 256).num("multicast", mc)
-                .num("b_kwrap", b_kwrap).num("work_cycles", work).num("ctas", ctas).num("stages", stages)
-                .num("k_iters", k_iters).num("ms", t.ms).num("cycles_per_kblock", t.cycles_per_kblock)
-                .num("max_cycles_per_kblock", t.max_cycles_per_kblock).emit();
-          }
-        }
+        for (int a_rows : {256, 192, 128, 64, 16}) run(ctas, b_kwrap, work, a_rows, 128);
       }
+    }
+  }
+  for (int slice_rows : {128, 64}) {
+    for (int ctas : {16, 48, 64, 80, 96, 132}) {
+      if (ctas > c.sms) continue;
+      for (int a_rows : {2 * slice_rows, slice_rows}) run(ctas, 8, 0, a_rows, slice_rows);
     }
   }
 }
