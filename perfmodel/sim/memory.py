@@ -69,13 +69,9 @@ def dead_multicast_slice(problem: GemmProblem, cfg: KernelConfig) -> bool:
     1x2 at N = 14336, K = 3072 take 61.3 / 66.8 us at M = 128 / 64, where one CTA's 128-row slice is all zero fill,
     against 56.5 / 61.6 us without multicast; at M = 192 / 256 45.8 / 46.7 against 49.1 / 45.5): the model loads such
     a tile as plain loads (sim/params.build_inputs). What the dead slice costs the hardware is not measured."""
-    def dead(extent: int, tile: int, slices: int) -> bool:
-        if slices <= 1:
-            return False
-        in_last = extent - (math.ceil(extent / tile) - 1) * tile
-        return in_last <= tile - tile / slices
     mc_a, mc_b = multicast_factors(cfg)
-    return dead(problem.m, cfg.tile_m, mc_a) or dead(problem.n, cfg.tile_n, mc_b)
+    return any(slices > 1 and _worst_slice_rows(extent, tile, slices)[0] >= tile / slices
+               for extent, tile, slices in ((problem.m, cfg.tile_m, mc_a), (problem.n, cfg.tile_n, mc_b)))
 
 
 def row_bytes(extent_elems: int, elem_bytes: float, sw: Swizzle, hw: HardwareSpec) -> float:
@@ -329,14 +325,20 @@ def edge_fractions(problem: GemmProblem, cfg: KernelConfig, tiles_per_cta: int =
     return fa, fb
 
 
-def _worst_slice_padding(extent: int, tile: int, slices: int) -> float:
-    """Rows beyond ``extent`` in the fullest-of-padding of ``slices`` equal slices of the last tile, over the slice's
-    rows in all tiles (one slice: the padding over the padded extent)."""
+def _worst_slice_rows(extent: int, tile: int, slices: int) -> tuple[float, int]:
+    """(rows beyond ``extent`` in the fullest-of-padding of ``slices`` equal slices of the last tile, tiles along
+    ``extent``): a slice is dead, all padding, when those rows are its tile / slices."""
     tiles = math.ceil(extent / tile)
     rows = tile / slices
     in_last = extent - (tiles - 1) * tile
-    worst = max(rows - min(max(in_last - j * rows, 0.0), rows) for j in range(slices))
-    return worst / (rows * tiles)
+    return max(rows - min(max(in_last - j * rows, 0.0), rows) for j in range(slices)), tiles
+
+
+def _worst_slice_padding(extent: int, tile: int, slices: int) -> float:
+    """Rows beyond ``extent`` in the fullest-of-padding of ``slices`` equal slices of the last tile, over the slice's
+    rows in all tiles (one slice: the padding over the padded extent)."""
+    worst, tiles = _worst_slice_rows(extent, tile, slices)
+    return worst / (tile / slices * tiles)
 
 
 def zero_fill_weights(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec) -> tuple[float, float]:
