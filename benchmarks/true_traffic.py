@@ -10,7 +10,6 @@ take a drift at all (sim/memory.drift_cohorts); the rest print the same figure t
 """
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -18,9 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
 import perfmodel.sim.memory as memory  # noqa: E402
+from _datasets import split_datasets  # noqa: E402
+from hbm_traffic import ncu_rows  # noqa: E402
 from perfmodel import load_hardware, make_problem  # noqa: E402
-from perfmodel.calibration.fit import load_split  # noqa: E402
 from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.prediction.predict import predict  # noqa: E402
 from perfmodel.sim.scheduler import make_schedule  # noqa: E402
@@ -28,17 +30,17 @@ from perfmodel.sim.scheduler import make_schedule  # noqa: E402
 # ncu folders and the dataset their binaries were timed in (data/ncu/README.md)
 SOURCES = {"ksweep2": "h100_ksweep.jsonl", "ksweep3": "h100_ksweep.jsonl", "stages": "h100_stages.jsonl",
            "depth_ncu": "h100_calib27.jsonl", "calib27_ncu": "h100_calib27.jsonl"}
-UNITS = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
 
 
-def measured_tflops(dataset: str, shape: str, dtype: str, name: str) -> float | None:
-    vals = []
-    for line in (ROOT / "data" / "measurements" / dataset).read_text().splitlines():
-        r = json.loads(line)
-        if (f"{r.get('m')}x{r.get('n')}x{r.get('k')}" == shape and r.get("dtype") == dtype
-                and r.get("config_name") == name and r.get("tflops")):
-            vals.append(float(r["tflops"]))
-    return statistics.median(vals) if vals else None
+def measured_tflops() -> dict[tuple, float]:
+    """(dataset, shape, dtype, config name) -> median TFLOP/s of the calibration rows of SOURCES' datasets."""
+    out = {}
+    for dataset in set(SOURCES.values()):
+        for _, _, _, df in split_datasets("configs/splits/sm90.toml", f"data/measurements/{dataset}", "calibration",
+                                          keep=lambda r: bool(r.get("tflops"))):
+            for (shape, dtype, name), g in df.groupby(["shape", "dtype", "config_name"]):
+                out[(dataset, shape, dtype, name)] = float(g["tflops"].median())
+    return out
 
 
 def drift_for(problem, cfg, hw, sched, target: float) -> float:
@@ -54,30 +56,25 @@ def drift_for(problem, cfg, hw, sched, target: float) -> float:
 
 def main() -> int:
     hw = load_hardware("h100-sxm")
-    calibration = set(load_split().calibration)
+    timed = measured_tflops()
     spread = memory.drift_spread
     rows = []
-    for folder, dataset in SOURCES.items():
-        for line in (ROOT / "data" / "ncu" / folder / "ksweep_ncu.jsonl").read_text().splitlines():
-            r = json.loads(line)
-            m = r.get("metrics") or {}
-            if "dram__bytes_read.sum" not in m or r["shape"] not in calibration:
-                continue
-            meas = measured_tflops(dataset, r["shape"], r["dtype"], r["config_name"])
-            if meas is None:
-                continue
-            value, unit = m["dram__bytes_read.sum"]
-            hbm = float(value.replace(",", "")) * UNITS[unit]
-            p, c = make_problem(r["shape"], r["dtype"]), KernelConfig.from_name(r["config_name"])
-            d = drift_for(p, c, hw, make_schedule(p, c, hw), hbm)
-            model = predict(p, c, hw, clock="sustained").tflops
-            memory.drift_spread = lambda cfg, hw_, d=d: d       # the second simulation takes this drift
-            try:
-                true = predict(p, c, hw, clock="sustained")
-            finally:
-                memory.drift_spread = spread
-            rows.append((r["shape"], c.name, hbm / 1e9, model / meas - 1, true.tflops / meas - 1,
-                         true.bottleneck.value))
+    for r in ncu_rows("h100-sxm"):                  # calibration shapes, with ncu's dram__bytes_read
+        folder = Path(r["path"]).parent.name
+        meas = timed.get((SOURCES.get(folder), r["shape"], r["dtype"], r["config_name"]))
+        if meas is None:
+            continue
+        hbm = r["measured"]
+        p, c = make_problem(r["shape"], r["dtype"]), KernelConfig.from_name(r["config_name"])
+        d = drift_for(p, c, hw, make_schedule(p, c, hw), hbm)
+        model = predict(p, c, hw, clock="sustained").tflops
+        memory.drift_spread = lambda cfg, hw_, d=d: d           # the second simulation takes this drift
+        try:
+            true = predict(p, c, hw, clock="sustained")
+        finally:
+            memory.drift_spread = spread
+        rows.append((r["shape"], c.name, hbm / 1e9, model / meas - 1, true.tflops / meas - 1,
+                     true.bottleneck.value))
     print(f"{'shape':<17} {'config':<66} {'ncu GB':>6} {'model':>7} {'ncu bytes':>9}  bound")
     for shape, name, gb, e0, e1, b in sorted(rows, key=lambda x: (x[1], x[0])):
         print(f"{shape:<17} {name:<66} {gb:6.2f} {e0:+7.1%} {e1:+9.1%}  {b}")
