@@ -460,12 +460,15 @@ __global__ void __cluster_dims__(2, 1, 1) tma_cluster_issue_kernel(const __grid_
 }
 
 // A cluster-of-2 stage ring: thread 0 of each CTA sets up the stages' full barriers (one arrival + the bytes)
-// and empty barriers (released by both CTAs) and prefetches the map; then the cluster syncs.
-__device__ __forceinline__ void mc_ring_init(uint32_t full, uint32_t empty, int stages, const CUtensorMap* m) {
+// and empty barriers (released by `releasers` consumers: both CTAs' by default) and prefetches the maps; then the
+// cluster syncs.
+__device__ __forceinline__ void mc_ring_init(uint32_t full, uint32_t empty, int stages, const CUtensorMap* m,
+                                             const CUtensorMap* m2 = nullptr, int releasers = 2) {
   if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, 2); }
+    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, releasers); }
     fence_mbar_init();
     prefetch_map(m);
+    if (m2) prefetch_map(m2);
   }
   cluster_sync();
 }
@@ -1202,13 +1205,7 @@ __global__ void __cluster_dims__(2, 1, 1) tma_mc_oob_kernel(const __grid_constan
   const int kSlice = slice_rows * 128, kA = 2 * kSlice, kB = 128 * 128, kStage = kA + kB;
   const uint32_t base = aligned_base(raw), full = base + stages * kStage, empty = full + 8 * stages;
   const uint32_t rank = cluster_rank();
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) { mbar_init(full + 8 * s, 1); mbar_init(empty + 8 * s, mc ? 2 : 1); }
-    fence_mbar_init();
-    prefetch_map(&ma);
-    prefetch_map(&mb);
-  }
-  cluster_sync();
+  mc_ring_init(full, empty, stages, &ma, &mb, mc ? 2 : 1);
   const long long t0 = clk();
   if (threadIdx.x == 0) {            // producer
     Ring prod(stages);
