@@ -172,9 +172,10 @@ class L2Section:
     # How fast the CTAs of an L2-bound kernel drift apart, in k-blocks per k-block of their run (sim/memory.drift_cohorts;
     # absent: they walk K in step): the spread of the SMs' progress rates when the L2 path sets their pace
     sm_rate_spread: float = _f(0, 2, optional=True)
-    # The shallowest ring whose CTAs drift at that rate (absent: every ring): a shallower one keeps its sharers in step
-    # (sim/memory.drift_spread)
+    # The shallowest ring whose CTAs drift at that rate (absent: every ring): a shallower one keeps its sharers nearly
+    # in step, drifting at sm_rate_spread_shallow (absent: 0) (sim/memory.drift_spread)
     drift_min_stages: int = _f(1, 64, int, optional=True)
+    sm_rate_spread_shallow: float = _f(0, 2, optional=True)
     # What an L2 fill from HBM costs the L2's data path, as a share of an L2 hit byte's time (absent: 0, fills free):
     # every byte a stage reads from HBM also occupies the L2 this share of a hit (sim/memory.fill_occupancy_bytes_per_stage)
     fill_cost: float = _f(0, 4, optional=True)

@@ -428,12 +428,15 @@ def _run_windows(tiles_per_cta: int, k_iters: int, wave_bytes: float, l2_bytes: 
 
 
 def drift_spread(cfg: KernelConfig, hw: HardwareSpec) -> float:
-    """How fast this configuration's CTAs drift apart when the L2 sets their pace (l2.sm_rate_spread), 0 for a ring
-    shallower than l2.drift_min_stages: our ncu of the GEMM at long K (data/ncu/depth_ncu, calib27_ncu) found 3-stage
-    rings near the in-step reads (a spread of 0.01-0.05 in the reads they imply) and 4-9-stage rings at 0.06-0.32 with no
-    trend beyond 4: a CTA whose ring holds three k-blocks cannot run ahead of the sharers it waits on in the L2."""
-    spread = hw.l2.sm_rate_spread or 0.0
-    return 0.0 if cfg.stages < (hw.l2.drift_min_stages or 0) else spread
+    """How fast this configuration's CTAs drift apart when the L2 sets their pace: l2.sm_rate_spread, and
+    l2.sm_rate_spread_shallow (absent: 0) for a ring shallower than l2.drift_min_stages. Our ncu of the GEMM at long K
+    (data/ncu/depth_ncu, calib27_ncu, cards, fabric, stages) found 4-9-stage rings at one spread with no trend beyond 4,
+    and 3-stage rings near the in-step reads but not at them (128x128: 1.06-1.45x the in-step bytes on most cards, a
+    spread of 0.003-0.009; 64x256: 0.02-0.035): a CTA whose ring holds three k-blocks can hardly run ahead of the sharers
+    it waits on in the L2 (benchmarks/fit_sm_rate_spread.py --shallow fits the shallow spread on those runs)."""
+    if cfg.stages < (hw.l2.drift_min_stages or 0):
+        return hw.l2.sm_rate_spread_shallow or 0.0
+    return hw.l2.sm_rate_spread or 0.0
 
 
 def drift_cohorts(window_kblocks: float, drift: float, progress_kblocks: float,
