@@ -16,7 +16,8 @@
 //    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring); (--gpc-wide) the
 //    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide); (--oob-land) a stage's
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
-// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only [--ncu] | --skinny-ctas |
+// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --skinny-only [--ncu] |
+//        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
@@ -27,6 +28,7 @@ static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
+static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_skinny_only = false; // only tma_skinny_walk
 static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
@@ -931,6 +933,54 @@ static void bench_lrc_gemm(Ctx& c) {
   }
 }
 
+// tma_walk_drift (issue 8, the eighteenth session: the H200's L2-bound GEMMs lose 10-28% against the model at 5-9
+// stages, the H100's do not): tma_gemm_walk_kernel over the WHOLE tile grid of 8192^3 and 4096x4096x32768 bf16 (every
+// CTA as many tiles as our persistent kernel gives it, in its tile order pm8), a consumer thread holding each stage the
+// tile's tensor-core time at 4096 FLOP/clk/SM, 128x128 at 4 / 6 stages and 64x256 at 4 / 5. The short tma_lrc_gemm walk
+// (4 tiles a CTA) shows no depth loss on either GPU; a run as long as the GEMM's lets its CTAs drift apart as the
+// GEMM's do. Records "tma_walk_drift": the chip's received rate, the CTAs' median and slowest cycles (their end-time
+// spread); ncu of the same binary adds the HBM bytes.
+static void bench_walk_drift(Ctx& c) {
+  struct Tile { int rows_a, rows_b; std::vector<int> depths; };
+  const Tile tile_shapes[] = {{128, 128, {4, 6}}, {64, 256, {4, 5}}};
+  const struct { int m, n, k; } shapes[] = {{8192, 8192, 8192}, {4096, 4096, 32768}};
+  for (const auto& sh : shapes) {
+    const uint64_t K = (uint64_t)sh.k;
+    // A's rows then B's rows of one tensor of K-wide rows in the 1 GiB buffer (bf16)
+    const Tensor2D t = {c.big.base, (uint64_t)(sh.m + sh.n), K};
+    for (const Tile& tl : tile_shapes) {
+      CUtensorMap ma = make_map(t, 64, tl.rows_a, 128), mb = make_map(t, 64, tl.rows_b, 128);
+      const int a_bytes = tl.rows_a * 128, b_bytes = tl.rows_b * 128;
+      const int tiles_m = sh.m / tl.rows_a, tiles_n = sh.n / tl.rows_b, k_iters = sh.k / 64;
+      const int tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
+      const int mma_cycles = 2 * tl.rows_a * tl.rows_b * 64 / 4096;
+      for (int stages : tl.depths) {
+        const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+        set_smem((const void*)tma_gemm_walk_kernel, smem);
+        std::vector<double> ms_v;
+        for (int rep = 0; rep < (g_ncu ? 1 : 3); ++rep) {
+          ms_v.push_back(event_ms([&] {
+            tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles_per_cta, k_iters,
+                                                      tiles_m, tiles_n, 0, 8, tl.rows_a, tl.rows_b, sh.m,
+                                                      mma_cycles, c.cycles);
+          }));
+        }
+        std::vector<unsigned long long> cyc(c.sms);
+        CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        std::vector<double> cd(cyc.begin(), cyc.end());
+        const double slowest = *std::max_element(cd.begin(), cd.end()), mid = median(cd);
+        const double msec = median(ms_v), bytes = (double)tiles_per_cta * k_iters * (a_bytes + b_bytes);
+        Rec("tma_walk_drift").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", tl.rows_a)
+            .num("tile_n", tl.rows_b).num("stages", stages).str("order", "pm8").num("work_cycles", mma_cycles)
+            .num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
+            .num("median_cta_cycles", mid).num("max_cta_cycles", slowest)
+            .num("cycles_per_kblock", mid / ((double)tiles_per_cta * k_iters))
+            .num("chip_bytes_per_s", bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
+      }
+    }
+  }
+}
+
 // One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
 // as our kernel's 128-row tiles at M = 64) streamed by `ctas` CTAs, one a SM, B of ctas x rows_b rows; `work` cycles
 // of consumer time a k-block. Returns the median ms over `reps` launches after an L2 flush, the B stream it gives, and
@@ -1673,6 +1723,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--panel-only")) g_panel_only = true;
     else if (!strcmp(argv[i], "--stream-only")) g_stream_only = true;
     else if (!strcmp(argv[i], "--lrc-only")) g_lrc_only = true;
+    else if (!strcmp(argv[i], "--walk-drift")) g_walk_drift = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
     else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
     else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
@@ -1690,7 +1741,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--direct-store")) g_direct_store = true;
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1710,6 +1761,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.cycles, c.sms * sizeof(unsigned long long)));
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
   if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
+  if (g_walk_drift) { bench_walk_drift(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
   if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
