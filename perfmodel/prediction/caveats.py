@@ -64,7 +64,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"x their progress), so the model reads each shared K-slab {drift_reads:.1f}x from HBM (l2.sm_rate_spread, "
             "fitted on ncu's HBM bytes within 12% on average; the spread counted up to one tile's K loop). What decides "
             "how far a configuration's CTAs spread is not modelled (128x128 at 4 stages stays in step; rings of 3 stages "
-            "count none). Such points measured 1% slower (H100) / 6% slower (H200) than "
+            "count a seventh of the spread, l2.sm_rate_spread_shallow; whether a ring falls out of step is bistable: "
+            "mb_tma --walk-drift). Such points measured 1% slower (H100) / 6% slower (H200) than "
             "predicted on average, 7% / 30% of them more than 10% off, from 21% faster to 47% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
