@@ -225,6 +225,32 @@ def test_the_in_step_first_tile_runs_one_wave_l2_bound_grids_faster():
     assert 0 <= gain < (fast.tflops / slow.tflops - 1) / 4
 
 
+def test_a_clusters_ctas_without_multicast_read_their_shared_panel_in_step():
+    """sim/memory.cluster_in_step (ncu, data/ncu/cluster_mc0_h100: the coalescer's merge 1.08 plain, 1.24 / 1.10 in 2x1
+    / 1x2 clusters without multicast at 8192^3): the panel along the cluster's axis merges as an in-step first tile's in
+    every tile (B for 2x1, A for 1x2); not with multicast (one read serves the pair), nor where the cluster's edge tile
+    lies half beyond the matrix edge (mostly zero fill); the L2-bound 2x1 ring then runs faster than the plain grid."""
+    from perfmodel.prediction.predict import predict
+    from perfmodel.sim.memory import cluster_in_step, lrc_merge
+    hw = load_hardware("h100-sxm")
+    p = make_problem("8192x8192x8192", "bf16")
+    name = "128x128x64_i64x128x16_cg1_cl{}_mc{}_s6_sw128-128_wg2_acc1_pm8_etma"
+    plain, m2, n2, mc = (KernelConfig.from_name(name.format(c, m)) for c, m in
+                         (("1x1", 0), ("2x1", 0), ("1x2", 0), ("2x1", 1)))
+    assert cluster_in_step(p, plain) == (False, False) and cluster_in_step(p, mc) == (False, False)
+    assert cluster_in_step(p, m2) == (False, True) and cluster_in_step(p, n2) == (True, False)
+    base, first = lrc_merge(p, plain, hw), lrc_merge(p, plain, hw, first=True)
+    assert lrc_merge(p, m2, hw) == pytest.approx((base[0], first[1]))
+    assert lrc_merge(p, n2, hw) == pytest.approx((first[0], base[1]))
+    assert lrc_merge(p, m2, hw, first=True) == pytest.approx(first)
+    skinny = make_problem("128x14336x4096", "bf16")        # 256-row tiles: the 1x2 pair's A box half beyond M
+    wide_mc0 = KernelConfig.from_name("256x128x64_i64x128x16_cg1_cl1x2_mc0_s4_sw128-128_wg2_acc1_pm8_etma")
+    assert cluster_in_step(skinny, wide_mc0) == (False, False)
+    assert cluster_in_step(make_problem("8192x8192x8192", "bf16"), wide_mc0) == (True, False)
+    fast, slow = predict(p, m2, hw, clock=1400), predict(p, plain, hw, clock=1400)
+    assert slow.bottleneck.value == "l2" and fast.tflops > slow.tflops * 1.02
+
+
 def test_drifting_sharers_reread_the_wave_slabs_under_the_k_window_reuse_only():
     """sim/memory.drift_cohorts: 1 + drift x p / (2 window) reads of a shared K-slab, only where the wave's reuse is the
     in-step k-window; capped at every tile reading its own panels; the measured progress windows say how long a run

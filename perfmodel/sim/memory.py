@@ -282,7 +282,8 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: 
     with; one no other tile reads is not merged. Boxes with 64- or 32-byte rows merge only in that in-step first tile:
     ncu of our GEMM (H100) counts 1.00-1.02 for them at 8192^3 (many waves, data/ncu/ncu_*.csv) but 1.20 in the
     one-wave grid of 1000x1992x1016 (128x256x32 at 64-byte rows and 128x256x16 at 32-byte rows, data/ncu/smoke_probe),
-    as much as its 128-byte-row tiles (1.10-1.24)."""
+    as much as its 128-byte-row tiles (1.10-1.24). The panel a cluster's CTAs share without multicast merges as an
+    in-step first tile's in every tile (cluster_in_step)."""
     if cfg.multicast and cfg.cluster_size > 1:
         return 1.0, 1.0
     ra, rb = operand_rows(problem, cfg, hw)
@@ -291,11 +292,24 @@ def lrc_merge(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, first: 
         return 1.0, 1.0
     c = l2.lrc_merge_per_stage or 0.0
     # the in-step first tile only within the depths ncu measured it (a 2-stage ring: as its later tiles)
-    c_first = (l2.lrc_merge_first_per_stage or c) if first and cfg.stages >= LRC_MIN_STAGES else c
+    c_in_step = (l2.lrc_merge_first_per_stage or c) if cfg.stages >= LRC_MIN_STAGES else c
     s = max(cfg.stages, LRC_MIN_STAGES)
     ref = 1 + c / LRC_REFERENCE_STAGES
-    return tuple(max(1.0, l2.lrc_merge_128b * (1 + c_first / s) / ref) if shared else 1.0
-                 for shared in lrc_sharers(problem, cfg))
+    return tuple(max(1.0, l2.lrc_merge_128b * (1 + (c_in_step if first or in_pair else c) / s) / ref) if shared else 1.0
+                 for shared, in_pair in zip(lrc_sharers(problem, cfg), cluster_in_step(problem, cfg)))
+
+
+def cluster_in_step(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool]:
+    """(A, B): whether the CTAs of a cluster without multicast read that operand's panel together in every tile, as the
+    grid's in-step first tiles do (lrc_merge gives it their merge, l2.lrc_merge_first_per_stage): a cluster's CTAs launch
+    together on one GPC and walk the same k-blocks of the panel along the cluster's axis (A along N, B along M). Our ncu
+    of 128x128 6-stage rings (data/ncu/cluster_mc0_h100, H100): the coalescer's merge 1.08 / 1.24 / 1.10 (plain / 2x1 /
+    1x2) at 8192^3, 1.22 / 1.39 / 1.57 at 2048^3, 1.07 / 1.16 / 1.09 at 4096x16384x2048, the time following it. Not
+    where the cluster's edge tile lies half or more beyond the matrix edge along that axis (dead_multicast_slice's
+    geometry: there the pair's boxes are mostly zero fill, which the coalescer's law leaves out)."""
+    if cfg.multicast or cfg.cluster_size < 2 or dead_multicast_slice(problem, cfg.replace(multicast=True)):
+        return False, False
+    return cfg.cluster_n > 1, cfg.cluster_m > 1
 
 
 def lrc_sharers(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool]:
