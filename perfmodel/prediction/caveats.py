@@ -74,8 +74,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "l2-request-coalescing",
             "L2-bound with 128-byte box rows and no multicast: the L2 request coalescer serves CTAs that load the "
             "same panel in step from one L2 read; the model counts a merge that falls with ring depth and is larger in "
-            "a CTA's first tile, which the grid starts in step, and in the panel a cluster's CTAs share without multicast "
-            "(l2.lrc_merge_128b, lrc_merge_per_stage, lrc_merge_first_per_stage), but the merge also moves with tile order and sharing (ncu: the SMs received "
+            "a CTA's first tile, which the grid starts in step, and in the panel a cluster's CTAs share without "
+            "multicast (l2.lrc_merge_128b, lrc_merge_per_stage, lrc_merge_first_per_stage), but the merge also moves "
+            "with tile order and sharing (ncu: the SMs received "
             "1.01-2.18x the sectors the L2 served, data/ncu), so such points scatter: on our calibration data (long-K "
             "points aside: long-k-drift) 3% (H100) / 5% (H200) off on average, predicted 1% (H100) / 4% (H200) "
             "slower than measured on average and 4% (H100) slower at rings of 7 or more stages, 1 in 30 (H100) / 1 in 9 "
