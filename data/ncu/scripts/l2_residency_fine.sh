@@ -5,11 +5,7 @@
 # took the H100's fraction of). Binary built on the GPU machine. Usage: l2_residency_fine.sh [H100|H200] (the card the
 # call must run on: exits 3 on another one).
 set -u
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
-grep -q "${1:-H}" $OUT/gpu.txt || { echo "not a ${1} card"; exit 3; }
-date -u
-python3 -m perfmodel.microbench --only mb_tma --build-only --build-dir /tmp/mbb > $OUT/build.log 2>&1; echo "build rc=$?"
-T=$(ls /tmp/mbb/mb_tma-* | grep -v ptxas | head -1)
+source data/ncu/scripts/mb_tma_on_card.sh "${1:-H}"
 timeout 200 $T --l2-residency > $OUT/residency.jsonl 2> $OUT/residency.err; echo "residency rc=$?"
 timeout 300 ncu --cache-control none --clock-control none --csv --log-file $OUT/residency_ncu.csv \
   --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,gpu__time_duration.sum \

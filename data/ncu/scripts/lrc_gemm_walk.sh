@@ -4,10 +4,6 @@
 # the H200's L2 walk lose more with ring depth than the H100's (its L2-bound GEMMs run 10-28% slower than predicted at
 # 5-9 stages)? Binary built on the GPU machine. Usage: lrc_gemm_walk.sh H100|H200 (exits 3 on another card).
 set -u
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
-grep -q "${1:-H}" $OUT/gpu.txt || { echo "not a ${1} card"; exit 3; }
-date -u
-python3 -m perfmodel.microbench --only mb_tma --build-only --build-dir /tmp/mbb > $OUT/build.log 2>&1; echo "build rc=$?"
-T=$(ls /tmp/mbb/mb_tma-* | grep -v ptxas | head -1)
+source data/ncu/scripts/mb_tma_on_card.sh "${1:-H}"
 timeout 400 $T --lrc-only > $OUT/lrc.jsonl 2> $OUT/lrc.err; echo "lrc rc=$?"
 wc -l $OUT/*.jsonl; date -u

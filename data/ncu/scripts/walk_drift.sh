@@ -4,11 +4,7 @@
 # and then under ncu (HBM bytes, L2 sectors, the coalescer's merge) on the named card: do CTAs that walk as long as the
 # GEMM's drift apart, and more on the H200? Binary built on the GPU machine. Usage: walk_drift.sh H100|H200.
 set -u
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
-grep -q "${1:-H}" $OUT/gpu.txt || { echo "not a ${1} card"; exit 3; }
-date -u
-python3 -m perfmodel.microbench --only mb_tma --build-only --build-dir /tmp/mbb > $OUT/build.log 2>&1; echo "build rc=$?"
-T=$(ls /tmp/mbb/mb_tma-* | grep -v ptxas | head -1)
+source data/ncu/scripts/mb_tma_on_card.sh "${1:-H}"
 timeout 150 $T --walk-drift > $OUT/walk.jsonl 2> $OUT/walk.err; echo "walk rc=$?"
 timeout 150 $T --walk-drift > $OUT/walk_repeat.jsonl 2> $OUT/walk_repeat.err; echo "walk repeat rc=$?"
 timeout 300 ncu --clock-control none --csv --log-file $OUT/walk_ncu.csv \
