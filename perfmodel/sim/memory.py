@@ -306,8 +306,10 @@ def cluster_in_step(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool
     of 128x128 6-stage rings (data/ncu/cluster_mc0_h100, H100): the coalescer's merge 1.08 / 1.24 / 1.10 (plain / 2x1 /
     1x2) at 8192^3, 1.22 / 1.39 / 1.57 at 2048^3, 1.07 / 1.16 / 1.09 at 4096x16384x2048, the time following it. Not
     where the cluster's edge tile lies half or more beyond the matrix edge along that axis (dead_multicast_slice's
-    geometry: there the pair's boxes are mostly zero fill, which the coalescer's law leaves out)."""
-    if cfg.multicast or cfg.cluster_size < 2 or dead_multicast_slice(problem, cfg.replace(multicast=True)):
+    geometry: there the pair's boxes are mostly zero fill, which the coalescer's law leaves out), nor for a cta_group::2
+    pair (sm_100a: its two CTAs split the operands of one MMA rather than read the same panel)."""
+    if (cfg.multicast or cfg.cluster_size < 2 or cfg.cta_group > 1
+            or dead_multicast_slice(problem, cfg.replace(multicast=True))):
         return False, False
     return cfg.cluster_n > 1, cfg.cluster_m > 1
 
