@@ -322,28 +322,31 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
 // do the consumers' shared-memory reads slow a ring whose loads the GPC pool holds?
 __global__ void tma_walk_smem_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
                                      int stages, int a_bytes, int b_bytes, int k_iters, int tiles_m, int tiles_n,
-                                     int read_bytes, int work, unsigned long long* cycles, unsigned* sink) {
+                                     int read_bytes, int work, unsigned long long* cycles, unsigned* sink,
+                                     int tiles = 1) {
   extern __shared__ uint8_t raw[];
   const int stage_bytes = a_bytes + b_bytes;
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
   init_walk_ring(full, empty, stages, 8, &ma, &mb);   // each of the 8 consumer warps releases a stage
   const long long t0 = clk();
-  int m, n;
-  tile_mn((int)blockIdx.x % (tiles_m * tiles_n), tiles_m, tiles_n, 0, 8, m, n);
-  if (threadIdx.x == 0) {            // producer
+  if (threadIdx.x == 0) {            // producer: `tiles` tiles, CTA b taking b, b + grid, ... in our tile order (pm8)
     Ring r(stages);
-    for (int k = 0; k < k_iters; ++k, r.next()) {
-      if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
-      mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
-      const uint32_t dst = base + r.s * stage_bytes;
-      tma_load(dst, &ma, k * 64, m * 128, full + 8 * r.s);
-      tma_load(dst + a_bytes, &mb, k * 64, n * 128, full + 8 * r.s);
+    for (int j = 0; j < tiles; ++j) {
+      int m, n;
+      tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % (tiles_m * tiles_n), tiles_m, tiles_n, 0, 8, m, n);
+      for (int k = 0; k < k_iters; ++k, r.next()) {
+        if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
+        mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
+        const uint32_t dst = base + r.s * stage_bytes;
+        tma_load(dst, &ma, k * 64, m * 128, full + 8 * r.s);
+        tma_load(dst + a_bytes, &mb, k * 64, n * 128, full + 8 * r.s);
+      }
     }
   } else if (threadIdx.x >= 32 && threadIdx.x < 32 + 256) {   // two consumer warpgroups
     const int t = (int)threadIdx.x - 32;
     int cs = 0;
     uint32_t cpar = 0, acc = 0;
-    for (int it = 0; it < k_iters; ++it) {
+    for (int it = 0; it < tiles * k_iters; ++it) {
       mbar_wait(full + 8 * cs, cpar);
       const uint32_t st = base + cs * stage_bytes, mask = (uint32_t)stage_bytes - 1;   // stage_bytes: a power of 2
       const int rounds = read_bytes / (256 * 16);
@@ -977,6 +980,39 @@ static void bench_walk_drift(Ctx& c) {
             .num("cycles_per_kblock", mid / ((double)tiles_per_cta * k_iters))
             .num("chip_bytes_per_s", bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
       }
+    }
+  }
+  // the same 8192^3 walk of 128x128 tiles with the consumer as two warpgroups that read the stage's 48 KB from shared
+  // memory (as the tile's wgmma reads its operands) and then spin 256 cycles (tma_walk_smem_kernel): do consumers that
+  // contend with the TMA's writes for shared memory let the CTAs fall out of step (the GEMM's HBM re-reads grow with
+  // ring depth on the H200, data/ncu/depth8192_h200, not in the waiting walk)? Records "tma_walk_drift_smem".
+  {
+    // A: the buffer's first 8192 rows of 8192 bf16; B: the next 8192 (a tensor of its own, as a GEMM's B)
+    const Tensor2D ta = {c.big.base, 8192, 8192}, tb = {(uint16_t*)c.big.base + (size_t)8192 * 8192, 8192, 8192};
+    CUtensorMap ma = make_map(ta, 64, 128, 128), mb = make_map(tb, 64, 128, 128);
+    const int a_bytes = 128 * 128, b_bytes = 128 * 128, tiles_m = 64, tiles_n = 64, k_iters = 128;
+    const int tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms, read_bytes = 48 * 1024, work = 256;
+    for (int stages : {4, 5, 6}) {
+      const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+      set_smem((const void*)tma_walk_smem_kernel, smem);
+      std::vector<double> ms_v;
+      for (int rep = 0; rep < (g_ncu ? 1 : 3); ++rep) {
+        ms_v.push_back(event_ms([&] {
+          tma_walk_smem_kernel<<<c.sms, 32 + 256, smem>>>(ma, mb, stages, a_bytes, b_bytes, k_iters, tiles_m, tiles_n,
+                                                           read_bytes, work, c.cycles, c.sink, tiles_per_cta);
+        }));
+      }
+      std::vector<unsigned long long> cyc(c.sms);
+      CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      std::vector<double> cd(cyc.begin(), cyc.end());
+      const double slowest = *std::max_element(cd.begin(), cd.end()), mid = median(cd);
+      const double msec = median(ms_v), bytes = (double)tiles_per_cta * k_iters * (a_bytes + b_bytes);
+      Rec("tma_walk_drift_smem").num("m", 8192).num("n", 8192).num("k", 8192).num("tile_m", 128).num("tile_n", 128)
+          .num("stages", stages).str("order", "pm8").num("read_bytes", read_bytes).num("work_cycles", work)
+          .num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
+          .num("median_cta_cycles", mid).num("max_cta_cycles", slowest)
+          .num("cycles_per_kblock", mid / ((double)tiles_per_cta * k_iters))
+          .num("chip_bytes_per_s", bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
     }
   }
 }
