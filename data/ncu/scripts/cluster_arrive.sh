@@ -4,10 +4,7 @@
 # came from) and with the arrive our GEMM releases a multicast stage with (mbarrier.arrive.shared::cluster, default
 # .release.cta), and the SASS of both ping-pong kernels. Binary built on the GPU machine.
 set -u
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
-date -u
-python3 -m perfmodel.microbench --only mb_sync --build-only --build-dir /tmp/mbb > $OUT/build.log 2>&1; echo "build rc=$?"
-T=$(ls /tmp/mbb/mb_sync-* | grep -v ptxas | head -1)
+source data/ncu/scripts/mb_on_card.sh mb_sync
 for i in 1 2 3; do timeout 120 $T > $OUT/mb_sync_$i.jsonl 2> $OUT/mb_sync_$i.err; echo "run $i rc=$?"; done
 (cuobjdump -sass $T 2>/dev/null || /usr/local/cuda/bin/cuobjdump -sass $T) | awk '/Function : .*cluster_pingpong/{p=1} /Function : / && !/cluster_pingpong/{p=0} p' > $OUT/cluster_pingpong.sass
 wc -l $OUT/*; grep -h pingpong $OUT/mb_sync_*.jsonl; date -u

@@ -2,10 +2,7 @@
 # 2026-11-26 session 15: mb_tma --direct-store (a direct-store epilogue's stores alone: 1 or 2 warpgroups a CTA, N = 1408 / 8064 / 8192,
 # 16 tiles a CTA on 132 / 66 / 16 CTAs), twice. Binary built on the GPU machine.
 set -u
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
-date -u
-python3 -m perfmodel.microbench --only mb_tma --build-only --build-dir /tmp/mbb > $OUT/build.log 2>&1; echo "build rc=$?"
-T=$(ls /tmp/mbb/mb_tma-* | grep -v ptxas | head -1)
+source data/ncu/scripts/mb_on_card.sh mb_tma
 timeout 200 $T --direct-store > $OUT/direct_store.jsonl 2> $OUT/direct_store.err; echo "store rc=$?"
 timeout 200 $T --direct-store > $OUT/direct_store_repeat.jsonl 2> $OUT/direct_store_repeat.err; echo "repeat rc=$?"
 wc -l $OUT/*.jsonl; date -u

@@ -5,7 +5,7 @@
 # took the H100's fraction of). Binary built on the GPU machine. Usage: l2_residency_fine.sh [H100|H200] (the card the
 # call must run on: exits 3 on another one).
 set -u
-source data/ncu/scripts/mb_tma_on_card.sh "${1:-H}"
+source data/ncu/scripts/mb_on_card.sh mb_tma "${1:-H}"
 timeout 200 $T --l2-residency > $OUT/residency.jsonl 2> $OUT/residency.err; echo "residency rc=$?"
 timeout 300 ncu --cache-control none --clock-control none --csv --log-file $OUT/residency_ncu.csv \
   --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,gpu__time_duration.sum \

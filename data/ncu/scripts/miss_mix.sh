@@ -4,10 +4,7 @@
 # caches left as they are (--cache-control none) for the HBM bytes and L2 hits of each launch. Binary built on the GPU
 # machine.
 set -u
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
-date -u
-python3 -m perfmodel.microbench --only mb_tma --build-only --build-dir /tmp/mbb > $OUT/build.log 2>&1; echo "build rc=$?"
-T=$(ls /tmp/mbb/mb_tma-* | grep -v ptxas | head -1)
+source data/ncu/scripts/mb_on_card.sh mb_tma
 timeout 120 $T --miss-mix > $OUT/miss_mix.jsonl 2> $OUT/miss_mix.err; echo "mix rc=$?"
 timeout 120 $T --miss-mix > $OUT/miss_mix_repeat.jsonl 2> $OUT/miss_mix_repeat.err; echo "repeat rc=$?"
 timeout 300 ncu --cache-control none --clock-control none --csv --log-file $OUT/miss_mix_ncu.csv \

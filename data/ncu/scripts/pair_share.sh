@@ -2,10 +2,7 @@
 # 2026-11-26 session 15: mb_tma --pair-share (a one-wave grid's GEMM walk without MMAs, each B panel read by one CTA
 # or by the two CTAs of its tile column in step, A of 128 / 256 / 160 rows), twice. Binary built on the GPU machine.
 set -u
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,serial --format=csv,noheader | tee $OUT/gpu.txt
-date -u
-python3 -m perfmodel.microbench --only mb_tma --build-only --build-dir /tmp/mbb > $OUT/build.log 2>&1; echo "build rc=$?"
-T=$(ls /tmp/mbb/mb_tma-* | grep -v ptxas | head -1)
+source data/ncu/scripts/mb_on_card.sh mb_tma
 timeout 200 $T --pair-share > $OUT/pair_share.jsonl 2> $OUT/pair_share.err; echo "pair rc=$?"
 timeout 200 $T --pair-share > $OUT/pair_share_repeat.jsonl 2> $OUT/pair_share_repeat.err; echo "repeat rc=$?"
 wc -l $OUT/*.jsonl; date -u

@@ -6,7 +6,7 @@
 # that read each stage from shared memory (tma_walk_drift_smem). Binary built on the GPU machine.
 # Usage: walk_drift.sh H100|H200.
 set -u
-source data/ncu/scripts/mb_tma_on_card.sh "${1:-H}"
+source data/ncu/scripts/mb_on_card.sh mb_tma "${1:-H}"
 timeout 150 $T --walk-drift > $OUT/walk.jsonl 2> $OUT/walk.err; echo "walk rc=$?"
 timeout 150 $T --walk-drift > $OUT/walk_repeat.jsonl 2> $OUT/walk_repeat.err; echo "walk repeat rc=$?"
 timeout 300 ncu --clock-control none --csv --log-file $OUT/walk_ncu.csv \
