@@ -936,6 +936,21 @@ static void bench_lrc_gemm(Ctx& c) {
   }
 }
 
+// A GEMM walk timed as the skinny and pair rings time it: `reps` launches, each after an L2 flush (unless `flush` is
+// false: the whole-grid walks of --walk-drift run back to back); the median launch time and, from the last launch, the
+// median and the slowest CTA's cycles a k-block (each CTA's clock64 in c.cycles; k_iters: a CTA's k-blocks).
+struct WalkTiming { double ms, cycles_per_kblock, max_cycles_per_kblock; };
+template <class Launch>
+static WalkTiming time_walk(Ctx& c, int ctas, int k_iters, int reps, Launch launch, bool flush = true) {
+  std::vector<double> ms_v;
+  for (int rep = 0; rep < reps; ++rep) {
+    if (flush) c.flush();
+    ms_v.push_back(event_ms(launch));
+  }
+  const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
+  return {median(ms_v), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
+}
+
 // tma_walk_drift (issue 8, the eighteenth session: the H200's L2-bound GEMMs lose 10-28% against the model at 5-9
 // stages, the H100's do not): tma_gemm_walk_kernel over the WHOLE tile grid of 8192^3 and 4096x4096x32768 bf16 (every
 // CTA as many tiles as our persistent kernel gives it, in its tile order pm8), a consumer thread holding each stage the
@@ -944,6 +959,15 @@ static void bench_lrc_gemm(Ctx& c) {
 // GEMM's do. Records "tma_walk_drift": the chip's received rate, the CTAs' median and slowest cycles (their end-time
 // spread); ncu of the same binary adds the HBM bytes.
 static void bench_walk_drift(Ctx& c) {
+  const int reps = g_ncu ? 1 : 3;
+  // the fields both walks record: a CTA's k-blocks (tiles x k_iters) and a stage's bytes give the totals
+  auto timed = [&](Rec& rec, const WalkTiming& t, int tiles_per_cta, int k_iters, int stage_bytes) {
+    const double kblocks = (double)tiles_per_cta * k_iters;
+    rec.num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
+        .num("median_cta_cycles", t.cycles_per_kblock * kblocks).num("max_cta_cycles", t.max_cycles_per_kblock * kblocks)
+        .num("cycles_per_kblock", t.cycles_per_kblock)
+        .num("chip_bytes_per_s", kblocks * stage_bytes * c.sms / (t.ms * 1e-3)).num("ms", t.ms).emit();
+  };
   struct Tile { int rows_a, rows_b; std::vector<int> depths; };
   const Tile tile_shapes[] = {{128, 128, {4, 6}}, {64, 256, {4, 5}}};
   const struct { int m, n, k; } shapes[] = {{8192, 8192, 8192}, {4096, 4096, 32768}};
@@ -960,25 +984,14 @@ static void bench_walk_drift(Ctx& c) {
       for (int stages : tl.depths) {
         const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
         set_smem((const void*)tma_gemm_walk_kernel, smem);
-        std::vector<double> ms_v;
-        for (int rep = 0; rep < (g_ncu ? 1 : 3); ++rep) {
-          ms_v.push_back(event_ms([&] {
-            tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles_per_cta, k_iters,
-                                                      tiles_m, tiles_n, 0, 8, tl.rows_a, tl.rows_b, sh.m,
-                                                      mma_cycles, c.cycles);
-          }));
-        }
-        std::vector<unsigned long long> cyc(c.sms);
-        CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        std::vector<double> cd(cyc.begin(), cyc.end());
-        const double slowest = *std::max_element(cd.begin(), cd.end()), mid = median(cd);
-        const double msec = median(ms_v), bytes = (double)tiles_per_cta * k_iters * (a_bytes + b_bytes);
-        Rec("tma_walk_drift").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", tl.rows_a)
-            .num("tile_n", tl.rows_b).num("stages", stages).str("order", "pm8").num("work_cycles", mma_cycles)
-            .num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
-            .num("median_cta_cycles", mid).num("max_cta_cycles", slowest)
-            .num("cycles_per_kblock", mid / ((double)tiles_per_cta * k_iters))
-            .num("chip_bytes_per_s", bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
+        const WalkTiming w = time_walk(c, c.sms, tiles_per_cta * k_iters, reps, [&] {
+          tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles_per_cta, k_iters,
+                                                    tiles_m, tiles_n, 0, 8, tl.rows_a, tl.rows_b, sh.m,
+                                                    mma_cycles, c.cycles);
+        }, false);
+        timed(Rec("tma_walk_drift").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", tl.rows_a)
+                  .num("tile_n", tl.rows_b).num("stages", stages).str("order", "pm8").num("work_cycles", mma_cycles),
+              w, tiles_per_cta, k_iters, a_bytes + b_bytes);
       }
     }
   }
@@ -995,24 +1008,14 @@ static void bench_walk_drift(Ctx& c) {
     for (int stages : {4, 5, 6}) {
       const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
       set_smem((const void*)tma_walk_smem_kernel, smem);
-      std::vector<double> ms_v;
-      for (int rep = 0; rep < (g_ncu ? 1 : 3); ++rep) {
-        ms_v.push_back(event_ms([&] {
-          tma_walk_smem_kernel<<<c.sms, 32 + 256, smem>>>(ma, mb, stages, a_bytes, b_bytes, k_iters, tiles_m, tiles_n,
-                                                           read_bytes, work, c.cycles, c.sink, tiles_per_cta);
-        }));
-      }
-      std::vector<unsigned long long> cyc(c.sms);
-      CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-      std::vector<double> cd(cyc.begin(), cyc.end());
-      const double slowest = *std::max_element(cd.begin(), cd.end()), mid = median(cd);
-      const double msec = median(ms_v), bytes = (double)tiles_per_cta * k_iters * (a_bytes + b_bytes);
-      Rec("tma_walk_drift_smem").num("m", 8192).num("n", 8192).num("k", 8192).num("tile_m", 128).num("tile_n", 128)
-          .num("stages", stages).str("order", "pm8").num("read_bytes", read_bytes).num("work_cycles", work)
-          .num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
-          .num("median_cta_cycles", mid).num("max_cta_cycles", slowest)
-          .num("cycles_per_kblock", mid / ((double)tiles_per_cta * k_iters))
-          .num("chip_bytes_per_s", bytes * c.sms / (msec * 1e-3)).num("ms", msec).emit();
+      const WalkTiming w = time_walk(c, c.sms, tiles_per_cta * k_iters, reps, [&] {
+        tma_walk_smem_kernel<<<c.sms, 32 + 256, smem>>>(ma, mb, stages, a_bytes, b_bytes, k_iters, tiles_m, tiles_n,
+                                                         read_bytes, work, c.cycles, c.sink, tiles_per_cta);
+      }, false);
+      timed(Rec("tma_walk_drift_smem").num("m", 8192).num("n", 8192).num("k", 8192).num("tile_m", 128)
+                .num("tile_n", 128).num("stages", stages).str("order", "pm8").num("read_bytes", read_bytes)
+                .num("work_cycles", work),
+            w, tiles_per_cta, k_iters, a_bytes + b_bytes);
     }
   }
 }
@@ -1031,19 +1034,6 @@ struct SkinnyRing {
   bool a_after = false;
   int b_kwrap = 0;   // B's k-blocks wrap every b_kwrap (an L2-resident B stream), 0: B streams from HBM
 };
-// A GEMM walk timed as the skinny and pair rings time it: `reps` launches, each after an L2 flush; the median launch
-// time and, from the last launch, the median and the slowest CTA's cycles a k-block (each CTA's clock64 in c.cycles).
-struct WalkTiming { double ms, cycles_per_kblock, max_cycles_per_kblock; };
-template <class Launch>
-static WalkTiming time_walk(Ctx& c, int ctas, int k_iters, int reps, Launch launch) {
-  std::vector<double> ms_v;
-  for (int rep = 0; rep < reps; ++rep) {
-    c.flush();
-    ms_v.push_back(event_ms(launch));
-  }
-  const std::vector<double> r = per_cta_rates(c.cycles, ctas, (double)k_iters);
-  return {median(ms_v), 1.0 / median(r), 1.0 / *std::min_element(r.begin(), r.end())};
-}
 
 struct SkinnyRun { double ms, b_bytes_per_s, cycles_per_kblock, max_cycles_per_kblock, land_cycles = 0; };
 static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, const std::vector<int>* on = nullptr,
