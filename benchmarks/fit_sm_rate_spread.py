@@ -83,15 +83,17 @@ def errors(hw, data, spread: float) -> list[float]:
     return [math.log(traffic(p, c, hw, s, spread).hbm_read_bytes / measured) for p, c, s, measured in data]
 
 
+def loss(hw, data, spread: float) -> float:
+    """The mean |log(model / measured HBM read bytes)| of ``data`` (rows()) at this spread."""
+    e = errors(hw, data, spread)
+    return sum(abs(x) for x in e) / len(e)
+
+
 def fit(hw, data, shallow: bool = False) -> tuple[float, float]:
     """(the spread of least loss, its loss) on ``data`` (rows()): l2.sm_rate_spread, or (``shallow``)
     l2.sm_rate_spread_shallow."""
-    def loss(spread: float) -> float:
-        e = errors(hw, data, spread)
-        return sum(abs(x) for x in e) / len(e)
-
     now = (hw.l2.sm_rate_spread_shallow if shallow else hw.l2.sm_rate_spread) or 0.0
-    return _golden(loss, *BOUNDS, now, loss(now), ITERS, False)
+    return _golden(lambda spread: loss(hw, data, spread), *BOUNDS, now, loss(hw, data, now), ITERS, False)
 
 
 def main() -> int:
@@ -112,18 +114,13 @@ def main() -> int:
         print("error: no ncu rows the drift acts on", file=sys.stderr)
         return 2
     key = "sm_rate_spread_shallow" if args.shallow else "sm_rate_spread"
-
-    def loss(spread: float) -> float:
-        e = errors(hw, data, spread)
-        return sum(abs(x) for x in e) / len(e)
-
     now = getattr(hw.l2, key) or 0.0
     longest = max(progress_windows(p, c, hw, s, traffic(p, c, hw, s)) for p, c, s, _ in data)
     which = (f"rings below {hw.l2.drift_min_stages} stages" if args.shallow
              else f"rings of at least {hw.l2.drift_min_stages or 1} stages")
     print(f"{len(data)} ncu rows (calibration shapes, L2-bound under the k-window reuse, {which}); the longest run "
           f"among them {longest:.1f} L2 windows")
-    print(f"  in step (spread 0): loss {loss(0.0):.3f}; the file's {now}: loss {loss(now):.3f}")
+    print(f"  in step (spread 0): loss {loss(hw, data, 0.0):.3f}; the file's {now}: loss {loss(hw, data, now):.3f}")
     spread, best = fit(hw, data, args.shallow)
     e = errors(hw, data, spread)
     print(f"  fitted l2.{key} {spread:.4f}: loss {best:.3f}, bias {sum(e) / len(e):+.3f}, "
@@ -142,7 +139,7 @@ def main() -> int:
                  if args.shallow else ", ".join(NCU))
         src = (f"fit: python3 benchmarks/fit_sm_rate_spread.py{' --shallow' if args.shallow else ''} --apply (the "
                f"model's HBM reads against ncu dram__bytes_read of our GEMM, {len(data)} calibration rows of {files} "
-               f"that are L2-bound under the k-window reuse; loss {loss(0.0):.3f} -> {best:.3f}), "
+               f"that are L2-bound under the k-window reuse; loss {loss(hw, data, 0.0):.3f} -> {best:.3f}), "
                f"{datetime.date.today().isoformat()}" + ("" if args.shallow else
                                                         "; our per-CTA probe gives 0.18 (data/ncu/lag)"))
         lines[idx[0]] = f'{key} = {{ value = {rounded_value("l2." + key, spread)}, source = "{src}" }}'
