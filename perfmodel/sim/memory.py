@@ -69,9 +69,14 @@ def dead_multicast_slice(problem: GemmProblem, cfg: KernelConfig) -> bool:
     1x2 at N = 14336, K = 3072 take 61.3 / 66.8 us at M = 128 / 64, where one CTA's 128-row slice is all zero fill,
     against 56.5 / 61.6 us without multicast; at M = 192 / 256 45.8 / 46.7 against 49.1 / 45.5): the model loads such
     a tile as plain loads (sim/params.build_inputs). What the dead slice costs the hardware is not measured."""
-    mc_a, mc_b = multicast_factors(cfg)
+    return _dead_slice(problem, cfg, *multicast_factors(cfg))
+
+
+def _dead_slice(problem: GemmProblem, cfg: KernelConfig, slices_a: int, slices_b: int) -> bool:
+    """Whether the edge tile's A box cut in ``slices_a`` equal slices (B's in ``slices_b``) has a slice wholly beyond the
+    matrix edge."""
     return any(slices > 1 and _worst_slice_rows(extent, tile, slices)[0] >= tile / slices
-               for extent, tile, slices in ((problem.m, cfg.tile_m, mc_a), (problem.n, cfg.tile_n, mc_b)))
+               for extent, tile, slices in ((problem.m, cfg.tile_m, slices_a), (problem.n, cfg.tile_n, slices_b)))
 
 
 def row_bytes(extent_elems: int, elem_bytes: float, sw: Swizzle, hw: HardwareSpec) -> float:
@@ -309,7 +314,7 @@ def cluster_in_step(problem: GemmProblem, cfg: KernelConfig) -> tuple[bool, bool
     geometry: there the pair's boxes are mostly zero fill, which the coalescer's law leaves out), nor for a cta_group::2
     pair (sm_100a: its two CTAs split the operands of one MMA rather than read the same panel)."""
     if (cfg.multicast or cfg.cluster_size < 2 or cfg.cta_group > 1
-            or dead_multicast_slice(problem, cfg.replace(multicast=True))):
+            or _dead_slice(problem, cfg, cfg.cluster_n, cfg.cluster_m)):   # the slices a multicast would cut
         return False, False
     return cfg.cluster_n > 1, cfg.cluster_m > 1
 
