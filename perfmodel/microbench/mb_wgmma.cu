@@ -16,10 +16,11 @@
 //  - transient (--transient): after 0.3 / 1 / 3 s of idle GPU, ~1 ms burn launches back to back (event pair around
 //    each) for 0.6 s at two loads (2 and 1 warpgroups per SM): each launch's start (ms after the first) and its block
 //    0 in-kernel clock, i.e. how fast the power limiter pulls the clock down from boost in a short timing loop;
-//  - burn with zero rows (--burn-rows SECONDS ROWS): the burn with A's rows from ROWS on (of 64) zero, as the tile
-//    rows beyond M of a skinny GEMM are (TMA zero-fills them): whether the tensor core's power, so the clock under
-//    the cap, depends on the operands; --burn-rows S 64 is the plain burn.
-// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --burn-rows SECONDS ROWS | mb_wgmma --swizzle |
+//  - burn with zero rows (--burn-rows SECONDS ROWS [BROWS]): the burn with A's rows from ROWS on (of 64) zero, as the
+//    tile rows beyond M of a skinny GEMM are (TMA zero-fills them), and B's rows from BROWS on (of 256; default 256,
+//    none), as a tile's columns beyond N: whether the tensor core's power, so the clock under the cap, depends on
+//    the operands; --burn-rows S 64 is the plain burn.
+// Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --burn-rows SECONDS ROWS [BROWS] | mb_wgmma --swizzle |
 //        mb_wgmma --gap SECONDS | mb_wgmma --transient
 #include "mb_common.cuh"
 #include "mb_wgmma_ops.cuh"
@@ -50,8 +51,9 @@ __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.s
 template <int K>
 __device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(K) : "memory"); }
 
-// A's rows from this one on are zero (64: none; set by --burn-rows before its launches).
+// A's rows from this one on are zero (64: none), and B's from g_b_rows on (256: none); set by --burn-rows.
 __device__ int g_a_rows = 64;
+__device__ int g_b_rows = 256;
 
 // Fill A and B with random operands (A's rows from g_a_rows on zero); returns the 1024-aligned base address.
 template <int T>
@@ -63,6 +65,7 @@ __device__ uint32_t fill_operands(uint8_t* raw) {
     if (T == 0) v = rand_bf16(i + 7919u * blockIdx.x);
     else v = (uint16_t)rand_e4m3(2 * i) | ((uint16_t)rand_e4m3(2 * i + 1) << 8);
     if (i < kABytes / 2 && (2 * i) / 128 >= g_a_rows) v = 0;   // A row = byte / 128 (swizzle stays within a row)
+    if (i >= kABytes / 2 && (2 * i - kABytes) / 128 >= g_b_rows) v = 0;   // B row, the same way
     reinterpret_cast<uint16_t*>(p)[i] = v;
   }
   fence_proxy_async();  // generic-proxy writes -> async-proxy (wgmma) reads
@@ -243,12 +246,13 @@ static void run_swizzle(Bufs& b) {
 
 // Sustained tensor load: back-to-back ~50 ms launches of the N=256 bf16 kernel for `seconds` (A's rows from
 // `a_rows` on zero); the clock median over all launches and over the last 40% of the time (the limiter settled).
-static void burn(Bufs& b, double seconds, int a_rows = 64) {
+static void burn(Bufs& b, double seconds, int a_rows = 64, int b_rows = 256) {
   CK(cudaMemcpyToSymbol(g_a_rows, &a_rows, sizeof a_rows));
+  CK(cudaMemcpyToSymbol(g_b_rows, &b_rows, sizeof b_rows));
   const int iters = 50000;  // ~50 ms per launch at ~4000 FLOP/clk/SM and ~1.7 GHz
   double ms, fpc, hz;
   time_throughput<256, 0, 2>(b, 1000, 1, &ms, &fpc, &hz);  // warm-up
-  Rec("burn_start").num("seconds", seconds).num("a_rows_nonzero", a_rows).emit();
+  Rec("burn_start").num("seconds", seconds).num("a_rows_nonzero", a_rows).num("b_rows_nonzero", b_rows).emit();
   std::vector<double> tf, clocks, fpcs, late;
   auto t_start = std::chrono::steady_clock::now();
   double t = 0;
@@ -261,12 +265,14 @@ static void burn(Bufs& b, double seconds, int a_rows = 64) {
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   Rec("burn").str("kernel", "wgmma m64n256k16 bf16, 2 warpgroups/SM").num("a_rows_nonzero", a_rows)
+      .num("b_rows_nonzero", b_rows)
       .num("seconds", elapsed).num("launches", (double)tf.size()).num("median_tflops", median(tf))
       .num("median_kernel_clock_hz", median(clocks)).num("min_kernel_clock_hz", *std::min_element(clocks.begin(), clocks.end()))
       .num("late_median_kernel_clock_hz", late.empty() ? 0.0 : median(late))
       .num("median_flops_per_clock_per_sm", median(fpcs)).emit();
-  const int all = 64;
+  const int all = 64, all_b = 256;
   CK(cudaMemcpyToSymbol(g_a_rows, &all, sizeof all));
+  CK(cudaMemcpyToSymbol(g_b_rows, &all_b, sizeof all_b));
 }
 
 // Short burn kernels back to back, timed as the GEMM harness times (perfmodel/kernels/harness_sm90.cu): how long
@@ -374,17 +380,21 @@ static void transient(Bufs& b) {
 int main(int argc, char** argv) {
   bool quick = false, trans = false;
   double burn_s = 0, gap_s = 0;
-  int a_rows = 64;
+  int a_rows = 64, b_rows = 256;
   bool swizzle = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = true;
     else if (!strcmp(argv[i], "--swizzle")) swizzle = true;
     else if (!strcmp(argv[i], "--burn") && i + 1 < argc) burn_s = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--burn-rows") && i + 2 < argc) { burn_s = atof(argv[++i]); a_rows = atoi(argv[++i]); }
+    else if (!strcmp(argv[i], "--burn-rows") && i + 2 < argc) {
+      burn_s = atof(argv[++i]);
+      a_rows = atoi(argv[++i]);
+      if (i + 1 < argc && argv[i + 1][0] != '-') b_rows = atoi(argv[++i]);
+    }
     else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap_s = atof(argv[++i]);
     else if (!strcmp(argv[i], "--transient")) trans = true;
     else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --burn-rows SECONDS "
-             "ROWS | mb_wgmma --swizzle | mb_wgmma --gap SECONDS | mb_wgmma --transient)", argv[i]);
+             "ROWS [BROWS] | mb_wgmma --swizzle | mb_wgmma --gap SECONDS | mb_wgmma --transient)", argv[i]);
   }
   emit_device_record();
   Bufs b;
@@ -399,7 +409,8 @@ int main(int argc, char** argv) {
     gap(b, gap_s);
   } else if (burn_s > 0) {
     if (a_rows < 0 || a_rows > 64) die("--burn-rows: ROWS must be 0..64, got %d", a_rows);
-    burn(b, burn_s, a_rows);
+    if (b_rows < 0 || b_rows > 256) die("--burn-rows: BROWS must be 0..256, got %d", b_rows);
+    burn(b, burn_s, a_rows, b_rows);
   } else if (swizzle) {
     run_swizzle(b);
   } else {

@@ -64,17 +64,24 @@ class Activity:
     cycles: float = 0.0  # the kernel's cycles (launched back to back); 0: no idle time between launches
     streamed: bool = False   # a GEMM streaming new operands into its tensor cores every k-block (True), or the
     #                          wgmma burn re-reading one tile (False: the clock.sustained_tensor_hz reference)
+    nonzero: float = 1.0     # the share of the MMA work on in-bounds operands (nonzero_mma_fraction; the rest
+    #                          multiplies the zero fill of tile rows and columns beyond the matrix edge)
 
 
-def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec, streamed: bool) -> float:
+def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec, streamed: bool, nonzero: float = 1.0) -> float:
     """Tensor power per busy cycle relative to the f16 burn: 8-bit kinds run twice the FLOPs per cycle
     (clock.f8_tensor_power_ratio); a GEMM's operands (``streamed``, as Activity.streamed) change every k-block where
     the burn re-reads one tile, so its datapath toggles more (clock.stream_tensor_power_ratio, where fitted: our
-    in-kernel clocks of GEMMs)."""
+    in-kernel clocks of GEMMs). MMAs on zero operands draw clock.zero_operand_power_ratio of that (our mb_wgmma
+    --burn-rows: the burn with zero A rows), so a kernel whose share ``nonzero`` of the MMA work is on in-bounds
+    operands (Activity.nonzero) draws r + (1 - r) x nonzero of it."""
     kind = problem.kind
     eight_bit = kind is MmaKind.I8 or (kind is MmaKind.F8F6F4 and max(problem.a_dtype.bits,
                                                                          problem.b_dtype.bits) <= 8)
     w = hw.clock.f8_tensor_power_ratio if eight_bit else 1.0
+    r = hw.clock.zero_operand_power_ratio
+    if r is not None and nonzero < 1.0:
+        w *= r + (1.0 - r) * max(nonzero, 0.0)
     return w * (hw.clock.stream_tensor_power_ratio or 1.0) if streamed else w
 
 
@@ -111,7 +118,7 @@ def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec)
     """Board power at clock f relative to the cap, averaged over launches and the idle time between them."""
     c = hw.clock
     busy = busy_fraction(act, f, hw)
-    core = relative_power(act, tensor_power_weight(problem, hw, act.streamed), hw, busy)
+    core = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.nonzero), hw, busy)
     return (f / c.sustained_tensor_hz) ** c.power_exponent * core + busy * hbm_share(act, f, hw)
 
 
@@ -147,7 +154,7 @@ def _clock_at_cap(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: fl
     if board_power(act, lo, problem, hw) >= cap:
         return lo
     if hbm_share(act, hi, hw) == 0.0 and busy_fraction(act, hi, hw) == 1.0:   # closed form: no HBM, no idle
-        rel = relative_power(act, tensor_power_weight(problem, hw, act.streamed), hw) / cap
+        rel = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.nonzero), hw) / cap
         return min(max(c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent), lo), hi)
     for _ in range(40):                  # P rises with f: bisection to ~1e-12 of the interval
         mid = 0.5 * (lo + hi)
@@ -184,7 +191,7 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
           if p.l2_power_bytes_per_clock > 0 else 0.0)
     hbm = p.hbm_bytes_per_stage / (p.hbm_bytes_per_clock * steady) if p.hbm_bytes_per_clock > 0 else 0.0
     return Activity(min(tensor, 1.0), min(l2, 1.0), min(hbm, 1.0) * hw.hbm.achievable_fraction, clock_hz,
-                    cycles=p.waves * p.k_iters * steady, streamed=True)
+                    cycles=p.waves * p.k_iters * steady, streamed=True, nonzero=p.nonzero_mma_fraction)
 
 
 __all__ = ["Activity", "MIN_CLOCK_FRACTION", "PowerLimits", "steady_activity", "board_power", "busy_fraction", "hbm_share",
