@@ -95,9 +95,11 @@ class ClockSection:
     tensor_power_fraction: float = _f(0, 1)        # share of the capped power that follows tensor activity
     f8_tensor_power_ratio: float = _f(0.5, 3)      # tensor power per busy cycle, 8-bit kinds / f16
     stream_tensor_power_ratio: float = _f(0.5, 3, optional=True)   # a GEMM's streamed operands / the burn's one tile
-    # tensor power per busy cycle of MMAs on zero operands (a tile's zero-filled rows beyond the matrix edge) / on
-    # random ones; absent: 1 (zeros cost as much as data)
+    # tensor power per busy cycle of MMAs on zero operands (the zero fill of a tile's rows beyond the matrix edge) /
+    # on random ones, and what B's data alone adds (A zero) as a share of the same (sim/power.zero_fill_weight);
+    # absent: zeros cost as much as data
     zero_operand_power_ratio: float = _f(0, 1, optional=True)
+    b_operand_power_ratio: float = _f(0, 1, optional=True)
     l2_power_fraction: float = _f(0, 2)            # power of a saturated L2->SM path, share of the cap
     hbm_power_w: float = _f(0, 3000)               # W that HBM reads add at the datasheet rate (own rail)
     # the power the limiter allows over the first tens of ms of load, relative to its sustained cap (the `short`

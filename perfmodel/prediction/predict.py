@@ -185,7 +185,7 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: 
     from ..sim.power import Activity, power_limited_clock_hz
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0),
                    res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock, cycles=res.cycles,
-                   streamed=True, nonzero=inputs.params.nonzero_mma_fraction)
+                   streamed=True, operand_fill=inputs.params.operand_fill)
     f = power_limited_clock_hz(act, problem, hw, cap)
     if abs(f / clock - 1.0) < CLOCK_RERUN_TOLERANCE:
         res.details["power_limited_clock_hz"] = f

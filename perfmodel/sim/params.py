@@ -18,7 +18,7 @@ from .memory import (Traffic, dead_multicast_slice, fill_occupancy_bytes_per_sta
                      l2_occupancy_bytes_per_stage, l2_tag_lookups_per_stage, multicast_factors, store_l2_bytes_per_tile,
                      store_l2_lookups_per_tile, tma_bytes_per_clock, traffic, zero_fill_bytes_per_stage)
 from .rates import mma_flops_per_clock_per_sm
-from .scheduler import Schedule, make_schedule, nonzero_mma_fraction
+from .scheduler import Schedule, make_schedule, operand_fill
 
 SMEM_WAVEFRONT_BYTES = 128     # one conflict-free SMEM access: 32 banks x 4 bytes (CUDA Programming Guide)
 
@@ -69,7 +69,7 @@ class SimParams:
     l2_tag_lookups_per_clock: float = 0.0   # this SM's share of the chip's lookups per SM cycle
     miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
     release_delay_cycles: float = 0.0  # a multicast stage's release reaches its producer this much later (peers)
-    nonzero_mma_fraction: float = 1.0  # the MMA work's share on in-bounds operands (power; nonzero_mma_fraction)
+    operand_fill: tuple[float, float, float] = (1.0, 1.0, 1.0)   # in-bounds shares of A rows, B rows, K (power)
     cta_setup_cycles: float = 0.0      # a CTA's start before its first load (gpu.cta_setup_s at this clock)
     # the epilogue workers' stores share the SM's store path side by side (direct stores: every warpgroup's st.global
     # interleave on it, so each one's epilogue lasts the whole tile's bytes at the path's rate); False: one after the
@@ -481,7 +481,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         # which arrive over the cluster (symmetric peers release when this CTA's consumers do)
         release_delay_cycles=(hw.sync.cluster_arrive_cycles or 0.0) if cfg.multicast and cfg.cluster_size > 1
         and not sm100 else 0.0,
-        nonzero_mma_fraction=nonzero_mma_fraction(problem, cfg, sched))
+        operand_fill=operand_fill(problem, cfg, sched))
     return ModelInputs(params, sched, traf, (hw.gpu.cluster_exit_s or 0.0) if sch.cluster_exit_sync else 0.0)
 
 

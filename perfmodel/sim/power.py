@@ -64,24 +64,35 @@ class Activity:
     cycles: float = 0.0  # the kernel's cycles (launched back to back); 0: no idle time between launches
     streamed: bool = False   # a GEMM streaming new operands into its tensor cores every k-block (True), or the
     #                          wgmma burn re-reading one tile (False: the clock.sustained_tensor_hz reference)
-    nonzero: float = 1.0     # the share of the MMA work on in-bounds operands (nonzero_mma_fraction; the rest
-    #                          multiplies the zero fill of tile rows and columns beyond the matrix edge)
+    operand_fill: tuple[float, float, float] = (1.0, 1.0, 1.0)   # in-bounds shares of the A tile rows, the B tile
+    #                          rows and K (sim/scheduler.operand_fill; the rest is zero fill beyond the matrix edge)
 
 
-def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec, streamed: bool, nonzero: float = 1.0) -> float:
+def zero_fill_weight(hw: HardwareSpec, fill: tuple[float, float, float]) -> float:
+    """Tensor power per busy cycle of MMAs over operands with zero fill, relative to random operands: with a share za
+    of the A rows, zb of the B rows and zk of K in bounds, r0 + zk x (rB x zb + (1 - r0 - rB) x za x zb), r0 =
+    clock.zero_operand_power_ratio (all operands zero), rB = clock.b_operand_power_ratio (B's data alone, A zero). Our
+    mb_wgmma --burn-rows with power sampled during the burn (data/ncu/burn_power_*, benchmarks/derive_zero_power.py):
+    zero A rows (a tile's rows beyond M) save less than zero B rows (its columns beyond N), since B's data still
+    toggles the datapath; zero in both draws r0. 1 without the parameters."""
+    r0, rb = hw.clock.zero_operand_power_ratio, hw.clock.b_operand_power_ratio
+    za, zb, zk = (min(max(x, 0.0), 1.0) for x in fill)
+    if r0 is None or rb is None or za * zb * zk >= 1.0:
+        return 1.0
+    return r0 + zk * (rb * zb + (1.0 - r0 - rb) * za * zb)
+
+
+def tensor_power_weight(problem: GemmProblem, hw: HardwareSpec, streamed: bool,
+                        fill: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> float:
     """Tensor power per busy cycle relative to the f16 burn: 8-bit kinds run twice the FLOPs per cycle
     (clock.f8_tensor_power_ratio); a GEMM's operands (``streamed``, as Activity.streamed) change every k-block where
     the burn re-reads one tile, so its datapath toggles more (clock.stream_tensor_power_ratio, where fitted: our
-    in-kernel clocks of GEMMs). MMAs on zero operands draw clock.zero_operand_power_ratio of that (our mb_wgmma
-    --burn-rows: the burn with zero A rows), so a kernel whose share ``nonzero`` of the MMA work is on in-bounds
-    operands (Activity.nonzero) draws r + (1 - r) x nonzero of it."""
+    in-kernel clocks of GEMMs); the zero fill of tile rows and columns beyond the matrix edge (``fill``, as
+    Activity.operand_fill) draws less (zero_fill_weight)."""
     kind = problem.kind
     eight_bit = kind is MmaKind.I8 or (kind is MmaKind.F8F6F4 and max(problem.a_dtype.bits,
                                                                          problem.b_dtype.bits) <= 8)
-    w = hw.clock.f8_tensor_power_ratio if eight_bit else 1.0
-    r = hw.clock.zero_operand_power_ratio
-    if r is not None and nonzero < 1.0:
-        w *= r + (1.0 - r) * max(nonzero, 0.0)
+    w = (hw.clock.f8_tensor_power_ratio if eight_bit else 1.0) * zero_fill_weight(hw, fill)
     return w * (hw.clock.stream_tensor_power_ratio or 1.0) if streamed else w
 
 
@@ -118,7 +129,7 @@ def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec)
     """Board power at clock f relative to the cap, averaged over launches and the idle time between them."""
     c = hw.clock
     busy = busy_fraction(act, f, hw)
-    core = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.nonzero), hw, busy)
+    core = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.operand_fill), hw, busy)
     return (f / c.sustained_tensor_hz) ** c.power_exponent * core + busy * hbm_share(act, f, hw)
 
 
@@ -154,7 +165,7 @@ def _clock_at_cap(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: fl
     if board_power(act, lo, problem, hw) >= cap:
         return lo
     if hbm_share(act, hi, hw) == 0.0 and busy_fraction(act, hi, hw) == 1.0:   # closed form: no HBM, no idle
-        rel = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.nonzero), hw) / cap
+        rel = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.operand_fill), hw) / cap
         return min(max(c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent), lo), hi)
     for _ in range(40):                  # P rises with f: bisection to ~1e-12 of the interval
         mid = 0.5 * (lo + hi)
@@ -191,9 +202,9 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
           if p.l2_power_bytes_per_clock > 0 else 0.0)
     hbm = p.hbm_bytes_per_stage / (p.hbm_bytes_per_clock * steady) if p.hbm_bytes_per_clock > 0 else 0.0
     return Activity(min(tensor, 1.0), min(l2, 1.0), min(hbm, 1.0) * hw.hbm.achievable_fraction, clock_hz,
-                    cycles=p.waves * p.k_iters * steady, streamed=True, nonzero=p.nonzero_mma_fraction)
+                    cycles=p.waves * p.k_iters * steady, streamed=True, operand_fill=p.operand_fill)
 
 
 __all__ = ["Activity", "MIN_CLOCK_FRACTION", "PowerLimits", "steady_activity", "board_power", "busy_fraction", "hbm_share",
            "power_cap", "power_limited_clock_hz", "relative_power",
-           "tensor_power_weight"]
+           "tensor_power_weight", "zero_fill_weight"]

@@ -52,15 +52,15 @@ def make_schedule(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cta
                     sm_count=hw.sm_count, cluster_size=cfg.cluster_size, ctas_per_sm=per_sm)
 
 
-def nonzero_mma_fraction(problem: GemmProblem, cfg: KernelConfig, sched: Schedule) -> float:
-    """The share of the MMA work a grid issues that multiplies in-bounds operands: M x N x K over the cluster tiles'
-    padded extent (tiles_m x cluster_m x tile_m, the same along N, and the k-blocks' K). The rest multiplies the zero
-    fill that TMA (or a masked load) puts in a tile's rows and columns beyond the matrix edge, which draws less
-    power (sim/power.py, clock.zero_operand_power_ratio)."""
+def operand_fill(problem: GemmProblem, cfg: KernelConfig, sched: Schedule) -> tuple[float, float, float]:
+    """(A, B, K): the in-bounds shares of the grid's A tile rows (M over the cluster tiles' padded extent, tiles_m x
+    cluster_m x tile_m), B tile rows (N, the same way) and k-blocks' K. The rest is the zero fill that TMA (or a masked
+    load) puts in a tile's rows and columns beyond the matrix edge; MMAs on it draw less power (sim/power.py,
+    tensor_power_weight)."""
     m_pad = sched.tiles_m * cfg.cluster_m * cfg.tile_m
     n_pad = sched.tiles_n * cfg.cluster_n * cfg.tile_n
     k_pad = math.ceil(problem.k / cfg.tile_k) * cfg.tile_k
-    return min(1.0, problem.m / m_pad) * min(1.0, problem.n / n_pad) * min(1.0, problem.k / k_pad)
+    return min(1.0, problem.m / m_pad), min(1.0, problem.n / n_pad), min(1.0, problem.k / k_pad)
 
 
 def tile_coords(t: int, tiles_m: int, tiles_n: int, raster: Raster, group: int) -> tuple[int, int, int]:
