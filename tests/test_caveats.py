@@ -162,14 +162,14 @@ def test_the_short_kernel_figures_hold_on_the_calibration_half(gpu):
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_multicast_dead_slice_figures_hold_on_the_calibration_half(gpu):
-    """"2% faster (H100) / 2% slower (H200) than predicted on average, 4 in 20 (H100) / 2 in 7 (H200) more than 10%
-    off, from 28% faster to 14% slower"."""
+    """"2% faster (H100) / 2% slower (H200) than predicted on average, 7 in 20 (H100) / 2 in 7 (H200) more than 10%
+    off, from 28% faster to 15% slower"."""
     cal = _calibration(gpu)
     dead = cal[cal["caveats"].str.contains("multicast-dead-slice")]
     assert len(dead) >= (15 if gpu == "h100-sxm" else 5)
     lo, hi = (-0.04, 0.0) if gpu == "h100-sxm" else (0.0, 0.04)
     assert lo <= dead["rel_err"].mean() <= hi
-    lo, hi = (0.1, 0.3) if gpu == "h100-sxm" else (0.15, 0.45)
+    lo, hi = (0.25, 0.45) if gpu == "h100-sxm" else (0.15, 0.45)
     assert lo <= (dead["rel_err"].abs() > 0.10).mean() <= hi
     assert -0.32 <= dead["rel_err"].min() and dead["rel_err"].max() <= 0.16
 

@@ -87,8 +87,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "a slice of the multicast box lies wholly beyond the matrix edge (one CTA of the cluster loads zero fill "
             "only): such a pair ran as slow as the same tile without multicast, or slower (the low-fill probe), and "
             "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 2% faster "
-            "(H100) / 2% slower (H200) than predicted on average, 4 in 20 (H100) / 2 in 7 (H200) more than 10% off, "
-            "from 28% faster to 14% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
+            "(H100) / 2% slower (H200) than predicted on average, 7 in 20 (H100) / 2 in 7 (H200) more than 10% off, "
+            "from 28% faster to 15% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
