@@ -33,6 +33,21 @@ def test_clock_flag(capsys):
     assert d["clock_hz"] == 1.831e9 and d["clock_regime"] == "boost"   # clock.tensor_max_hz
 
 
+def test_the_power_line_says_what_sets_a_power_limited_clock(capsys):
+    """sustained: the chip-wide activities, and the zero fill's lighter tensor power where tiles reach beyond the edge;
+    a fixed clock has no power line."""
+    skinny = ["predict", "--gpu", "h100-sxm", "--problem", "64x16384x28672", "--dtype", "bf16", "--config",
+              "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma"]
+    assert main(skinny) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("power"))
+    assert "tensor cores" in line and "A rows 50%, B rows 100%, K 100%" in line and "0.74x" in line
+    assert main(ARGS) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("power"))
+    assert "tensor cores" in line and "zero fill" not in line
+    assert main(ARGS + ["--clock", "1000"]) == 0
+    assert not any(x.startswith("power") for x in capsys.readouterr().out.splitlines())
+
+
 def test_timeline_and_trace(tmp_path, capsys):
     png, trace = tmp_path / "t.png", tmp_path / "t.json"
     assert main(ARGS + ["--timeline", str(png), "--trace", str(trace)]) == 0

@@ -94,6 +94,8 @@ def _print_text(p: Prediction, r, args) -> None:
               f"loads (gpu.gpc_inflight_bytes, held longer under HBM load: tma.pool_queue_share) holds their L2 share "
               f"below the chip's")
     print("utilisation " + "  ".join(f"{k} {v * 100:.0f}%" for k, v in p.utilization.items()))
+    if "tensor_activity" in d and p.clock_regime in ("sustained", "short"):
+        print(_power_words(d))
     total = max(p.cycles, 1)
     print("stalls      " + "  ".join(f"{k} {v} cyc ({v / total * 100:.1f}%)" for k, v in p.stall_cycles.items()))
     print(f"mma        {d['instr_cycles']:.1f} cycles/instruction (math {d['instr_math_cycles']:.1f}, "
@@ -104,6 +106,20 @@ def _print_text(p: Prediction, r, args) -> None:
         print(f"timeline   {args.timeline}")
     if args.trace:
         print(f"trace      {args.trace}")
+
+
+def _power_words(d) -> str:
+    """What sets the power-limited clock (sim/power.py): the chip-wide activities, and the zero fill's lighter tensor
+    power where the grid's tiles reach beyond the matrix edge."""
+    line = (f"power      activity: tensor cores {d['tensor_activity'] * 100:.0f}%, L2 {d.get('l2_activity', 0.0) * 100:.0f}%, "
+            f"HBM {d.get('hbm_activity', 0.0) * 100:.0f}%")
+    w = d.get("zero_fill_power_weight", 1.0)
+    if w < 1.0:
+        a, b, k = d["operand_fill"]
+        line += (f"; the tiles' zero fill (in bounds: A rows {a * 100:.0f}%, B rows {b * 100:.0f}%, K {k * 100:.0f}%) "
+                 f"draws {w:.2f}x the tensor power a busy cycle (clock.zero_operand_power_ratio, "
+                 f"clock.b_operand_power_ratio)")
+    return line
 
 
 def _clock_words(p: Prediction, hw) -> str:

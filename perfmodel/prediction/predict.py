@@ -182,11 +182,13 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: 
     step: the clock of the sustained-clock activity, the cycles at that clock)."""
     from ..sim.model import run_inputs
     from ..sim.params import at_clock
-    from ..sim.power import Activity, power_limited_clock_hz
+    from ..sim.power import Activity, power_limited_clock_hz, zero_fill_weight
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0),
                    res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock, cycles=res.cycles,
                    streamed=True, operand_fill=inputs.params.operand_fill)
     f = power_limited_clock_hz(act, problem, hw, cap)
+    res.details["operand_fill"] = tuple(inputs.params.operand_fill)
+    res.details["zero_fill_power_weight"] = zero_fill_weight(hw, inputs.params.operand_fill)
     if abs(f / clock - 1.0) < CLOCK_RERUN_TOLERANCE:
         res.details["power_limited_clock_hz"] = f
         return f, res
@@ -195,7 +197,9 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: 
     if memory > CLOCK_RERUN_UTILIZATION:
         d = res.details
         window = (d["sim_tiles"], d["sim_k_iters"], d["sim_period"]) if "sim_period" in d else None
+        fill = {k: res.details[k] for k in ("operand_fill", "zero_fill_power_weight")}
         res = run_inputs(at_clock(inputs, hw, f), record_timeline=record_timeline, full=full, window=window)
+        res.details.update(fill)
         res.details["sim_runs"] = 2                # the window at both clocks (cost, bench_predict)
     res.details["power_limited_clock_hz"] = f
     return f, res
