@@ -55,7 +55,8 @@ __device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.
 __device__ int g_a_rows = 64;
 __device__ int g_b_rows = 256;
 
-// Fill A and B with random operands (A's rows from g_a_rows on zero); returns the 1024-aligned base address.
+// Fill A and B with random operands (A's rows from g_a_rows on and B's from g_b_rows on zero); returns the 1024-aligned
+// base address.
 template <int T>
 __device__ uint32_t fill_operands(uint8_t* raw) {
   const uint32_t base = (smem_u32(raw) + 1023u) & ~1023u;
@@ -245,7 +246,8 @@ static void run_swizzle(Bufs& b) {
 }
 
 // Sustained tensor load: back-to-back ~50 ms launches of the N=256 bf16 kernel for `seconds` (A's rows from
-// `a_rows` on zero); the clock median over all launches and over the last 40% of the time (the limiter settled).
+// `a_rows` on and B's from `b_rows` on zero); the clock median over all launches and over the last 40% of the time
+// (the limiter settled).
 static void burn(Bufs& b, double seconds, int a_rows = 64, int b_rows = 256) {
   CK(cudaMemcpyToSymbol(g_a_rows, &a_rows, sizeof a_rows));
   CK(cudaMemcpyToSymbol(g_b_rows, &b_rows, sizeof b_rows));

@@ -187,21 +187,19 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: 
                    res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock, cycles=res.cycles,
                    streamed=True, operand_fill=inputs.params.operand_fill)
     f = power_limited_clock_hz(act, problem, hw, cap)
-    res.details["operand_fill"] = tuple(inputs.params.operand_fill)
-    res.details["zero_fill_power_weight"] = zero_fill_weight(hw, inputs.params.operand_fill)
+    power = {"power_limited_clock_hz": f, "operand_fill": tuple(inputs.params.operand_fill),
+             "zero_fill_power_weight": zero_fill_weight(hw, inputs.params.operand_fill)}
     if abs(f / clock - 1.0) < CLOCK_RERUN_TOLERANCE:
-        res.details["power_limited_clock_hz"] = f
+        res.details.update(power)
         return f, res
     memory = max(res.utilization.get("hbm", 0.0),
                  res.utilization.get("l2", 0.0) if hw.l2.sm_clock_scaling < 1.0 else 0.0)
     if memory > CLOCK_RERUN_UTILIZATION:
         d = res.details
         window = (d["sim_tiles"], d["sim_k_iters"], d["sim_period"]) if "sim_period" in d else None
-        fill = {k: res.details[k] for k in ("operand_fill", "zero_fill_power_weight")}
         res = run_inputs(at_clock(inputs, hw, f), record_timeline=record_timeline, full=full, window=window)
-        res.details.update(fill)
         res.details["sim_runs"] = 2                # the window at both clocks (cost, bench_predict)
-    res.details["power_limited_clock_hz"] = f
+    res.details.update(power)
     return f, res
 
 
