@@ -42,36 +42,68 @@ def _stamp(text: str) -> dt.datetime:
     return dt.datetime.strptime(text.strip()[:26], STAMP)
 
 
+class RunError(Exception):
+    """A run directory that cannot be read as burns (one line for the user)."""
+
+
+def _records(run: pathlib.Path) -> list[dict]:
+    """The program's burn records (lines "MB {json}"; a line cut short by a killed run is passed over)."""
+    recs = []
+    for line in (run / "burn_power.jsonl").read_text(errors="replace").splitlines():
+        line = line.strip().removeprefix("MB ").strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if r.get("bench") == "burn" and "a_rows_nonzero" in r:
+            recs.append(r)
+    return recs
+
+
+def _windows(run: pathlib.Path) -> list[tuple[int, int, dt.datetime, dt.datetime]]:
+    """(A rows, B rows, start, end) of every burn whose program exited 0, in order."""
+    out, start = [], None
+    for line in (run / "windows.txt").read_text(errors="replace").splitlines():
+        p = line.split()
+        try:
+            if p[:1] == ["start"]:
+                start = (int(p[1]), int(p[2]), _stamp(" ".join(p[3:5])))
+            elif p[:1] == ["end"] and start and (int(p[1]), int(p[2])) == start[:2]:
+                if p[-1] == "rc=0":
+                    out.append((start[0], start[1], start[2], _stamp(" ".join(p[3:5]))))
+                start = None
+        except (ValueError, IndexError):
+            raise RunError(f"{run / 'windows.txt'}: unreadable line {line!r}")
+    return out
+
+
 def burns(run: pathlib.Path) -> list[dict]:
     """One dict a burn: a_rows, b_rows, clock_hz (in-kernel, late median), power_w (median power.draw of its settled
-    samples), samples."""
-    recs = []
-    for line in (run / "burn_power.jsonl").read_text().splitlines():
-        line = line.strip().removeprefix("MB ").strip()
-        if line.startswith("{"):
-            r = json.loads(line)
-            if r.get("bench") == "burn":
-                recs.append(r)
-    starts, ends = [], []
-    for line in (run / "windows.txt").read_text().splitlines():
-        p = line.split()
-        if p and p[0] in ("start", "end"):
-            (starts if p[0] == "start" else ends).append(_stamp(" ".join(p[3:5])))
-    samples = []
-    for line in (run / "smi_samples.csv").read_text().splitlines():
-        p = [x.strip() for x in line.split(",")]
-        try:
-            samples.append((_stamp(p[0]), float(p[1])))
-        except (ValueError, IndexError):
-            continue
+    samples), samples. RunError when a file is missing or the records and windows do not pair up."""
+    try:
+        recs, windows = _records(run), _windows(run)
+        samples = []
+        for line in (run / "smi_samples.csv").read_text(errors="replace").splitlines():
+            p = [x.strip() for x in line.split(",")]
+            try:
+                samples.append((_stamp(p[0]), float(p[1])))
+            except (ValueError, IndexError):
+                continue
+    except OSError as exc:
+        raise RunError(f"{exc.filename}: {exc.strerror}")
+    if len(recs) != len(windows) or any((r["a_rows_nonzero"], r.get("b_rows_nonzero", B_ROWS)) != w[:2]
+                                        for r, w in zip(recs, windows)):
+        raise RunError(f"{run}: {len(recs)} burn records against {len(windows)} completed windows, or out of order")
     out = []
-    for r, t0, t1 in zip(recs, starts, ends):
+    for r, (a_rows, b_rows, t0, t1) in zip(recs, windows):
         dur = (t1 - t0).total_seconds()
         lo, hi = t0 + dt.timedelta(seconds=SETTLED_FROM * dur), t1 - dt.timedelta(seconds=END_MARGIN_S)
         watts = [w for t, w in samples if lo <= t <= hi]
         if not watts:
             continue
-        out.append({"a_rows": int(r["a_rows_nonzero"]), "b_rows": int(r.get("b_rows_nonzero", B_ROWS)),
+        out.append({"a_rows": a_rows, "b_rows": b_rows,
                     "clock_hz": float(r["late_median_kernel_clock_hz"] or r["median_kernel_clock_hz"]),
                     "power_w": statistics.median(watts), "samples": len(watts)})
     return out
@@ -85,7 +117,7 @@ def weights(rows: list[dict], hw) -> list[tuple[float, float, float]]:
             ((r["power_w"] / cap) / (r["clock_hz"] / fs) ** g - (1.0 - a)) / a) for r in rows]
     plain = [w for za, zb, w in raw if za == 1 and zb == 1]
     if not plain:
-        raise SystemExit("derive_zero_power: no plain burn (64 A rows, 256 B rows) in the run")
+        raise RunError("no plain burn (64 A rows, 256 B rows) with power samples in the run")
     ref = statistics.mean(plain)
     return [(za, zb, w / ref) for za, zb, w in raw]
 
@@ -94,7 +126,7 @@ def fit(ws: list[tuple[float, float, float]]) -> tuple[float, float, float]:
     """(r0, rB, rms) of w = r0 + rB zb + (1 - r0 - rB) za zb over the burns with zero rows."""
     pts = [(za, zb, w) for za, zb, w in ws if za * zb < 1]
     if len(pts) < 2:
-        raise SystemExit("derive_zero_power: fewer than two burns with zero rows")
+        raise RunError("fewer than two burns with zero rows and power samples in the run")
     x = np.array([[1 - za * zb, zb - za * zb] for za, zb, _ in pts])
     y = np.array([w - za * zb for za, zb, w in pts])
     (r0, rb), *_ = np.linalg.lstsq(x, y, rcond=None)
@@ -117,9 +149,13 @@ def main() -> int:
     if not (run / "burn_power.jsonl").is_file():
         print(f"derive_zero_power: no burn_power.jsonl in {run}", file=sys.stderr)
         return 2
-    rows = burns(run)
-    ws = weights(rows, hw)
-    r0, rb, rms = fit(ws)
+    try:
+        rows = burns(run)
+        ws = weights(rows, hw)
+        r0, rb, rms = fit(ws)
+    except RunError as exc:
+        print(f"derive_zero_power: {exc}", file=sys.stderr)
+        return 2
     print(f"{run.relative_to(ROOT) if run.is_relative_to(ROOT) else run} ({hw.name}): {len(rows)} burns")
     print(" A rows  B rows  clock MHz  power W   w     law")
     for r, (za, zb, w) in zip(rows, ws):
