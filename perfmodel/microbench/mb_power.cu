@@ -5,10 +5,16 @@
 //   l2        ld.global.cg (16-byte) reads of a 16 MiB buffer (L2-resident): SM load path + L2 power
 //   hbm       ld.global.cg reads of a 4 GiB buffer (every byte from HBM): SM load path + L2 + HBM power
 //   resident  again (drift check)
+//   bulk_l2   the same 16 MiB buffer read by bulk copies (cp.async.bulk, the TMA unit, PTX ISA 9.7.9.25) into a ring
+//             of shared-memory stages, one CTA per SM and one thread issuing: a GEMM's load path, no LSU work
+//   bulk_hbm  the 4 GiB buffer the same way: the TMA's HBM power per byte
+//   resident3 again (drift check)
 // Each phase prints "phase_start_<name>" when it begins and "<name>" with the bytes read, the kernel's
 // time (cudaEvents), bytes/s and the in-kernel SM clock (clock64 / %globaltimer of block 0) when it ends.
 // The Python driver (perfmodel/microbench/power.py) samples nvidia-smi power and clocks meanwhile and
 // takes the HBM power per byte as (P_hbm - P_resident) - (P_l2 - P_resident) x bytes/s_hbm / bytes/s_l2.
+// The bulk phases give the same derivation for the TMA's path: (P_bulk_hbm - P_resident) - (P_bulk_l2 - P_resident) x
+// bytes/s_bulk_hbm / bytes/s_bulk_l2.
 // Usage: mb_power [--seconds S] [--hbm-mib N]
 #include "mb_common.cuh"
 #include <chrono>
@@ -56,6 +62,54 @@ __global__ void __launch_bounds__(512) read_kernel(const int4* __restrict__ buf,
   if (blockIdx.x == 0 && threadIdx.x == 0) *probe = Probe{c0, (unsigned long long)clock64(), t0, gtimer()};
 }
 
+// Bulk-copy ring: kBulkStages stages of kBulkChunk bytes; one CTA per SM (its dynamic shared memory is over half an
+// SM's), one thread issues a chunk into a free stage and waits for the oldest, chunks strided over the grid.
+constexpr int kBulkStages = 7;
+constexpr uint32_t kBulkChunk = 16384;
+constexpr int kBulkSmem = 120 * 1024;
+
+__global__ void __launch_bounds__(32) bulk_kernel(const char* __restrict__ buf, size_t n_bytes, unsigned long long dur_ns,
+                                                  unsigned long long* bytes, Probe* probe) {
+  extern __shared__ __align__(1024) unsigned char ring[];
+  __shared__ __align__(8) uint64_t bars[kBulkStages];
+  if (threadIdx.x != 0) return;
+  const unsigned long long t0 = gtimer(), c0 = clock64();
+  const uint32_t bar0 = smem_u32(bars), dst0 = smem_u32(ring);
+  init_stage_barriers(bar0, kBulkStages);
+  const size_t chunks = n_bytes / kBulkChunk;
+  size_t next = blockIdx.x % chunks;
+  auto issue = [&](int s) {
+    mbar_arrive_expect_tx(bar0 + 8 * s, kBulkChunk);
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(dst0 + s * kBulkChunk), "l"(buf + next * kBulkChunk), "r"(kBulkChunk), "r"(bar0 + 8 * s)
+                 : "memory");
+    next += gridDim.x;
+    if (next >= chunks) next -= chunks;
+  };
+  for (int s = 0; s < kBulkStages; ++s) issue(s);
+  unsigned long long done = 0;
+  uint32_t parity = 0;
+  int s = 0;
+  bool more = true;
+  while (true) {
+    mbar_wait(bar0 + 8 * s, parity);
+    ++done;
+    if (more && gtimer() - t0 >= dur_ns) more = false;
+    if (more) issue(s);
+    if (++s == kBulkStages) { s = 0; parity ^= 1; }
+    if (!more) {
+      for (int k = 0; k < kBulkStages - 1; ++k) {   // the copies still in flight land before the CTA exits
+        mbar_wait(bar0 + 8 * s, parity);
+        ++done;
+        if (++s == kBulkStages) { s = 0; parity ^= 1; }
+      }
+      break;
+    }
+  }
+  atomicAdd(bytes, done * kBulkChunk);
+  if (blockIdx.x == 0) *probe = Probe{c0, (unsigned long long)clock64(), t0, gtimer()};
+}
+
 __global__ void fill_kernel(int4* buf, size_t n) {
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     buf[i] = make_int4((int)i, (int)(i * 3), (int)(i * 5), (int)(i * 7) | 1);
@@ -66,7 +120,7 @@ static double probe_clock(const Probe& p) {
 }
 
 static void phase(const char* name, int sms, double seconds, const int4* buf, size_t n, unsigned long long* bytes,
-                  Probe* probe, int* sink) {
+                  Probe* probe, int* sink, bool bulk = false) {
   const unsigned long long dur = (unsigned long long)(seconds * 1e9);
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
@@ -76,6 +130,7 @@ static void phase(const char* name, int sms, double seconds, const int4* buf, si
   Rec(start.c_str()).num("seconds", seconds).emit();
   CK(cudaEventRecord(e0));
   if (buf == nullptr) resident_kernel<<<sms * 2, 256>>>(dur, probe);
+  else if (bulk) bulk_kernel<<<sms, 32, kBulkSmem>>>(reinterpret_cast<const char*>(buf), n * 16, dur, bytes, probe);
   else read_kernel<<<sms * 4, 512>>>(buf, n, dur, bytes, probe, sink);
   CK(cudaEventRecord(e1));
   CK_LAUNCH();
@@ -121,5 +176,9 @@ int main(int argc, char** argv) {
   phase("l2", sms, seconds, l2buf, l2_n, bytes, probe, sink);
   phase("hbm", sms, seconds, hbmbuf, hbm_n, bytes, probe, sink);
   phase("resident2", sms, seconds, nullptr, 0, bytes, probe, sink);
+  CK(cudaFuncSetAttribute(bulk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBulkSmem));
+  phase("bulk_l2", sms, seconds, l2buf, l2_n, bytes, probe, sink, true);
+  phase("bulk_hbm", sms, seconds, hbmbuf, hbm_n, bytes, probe, sink, true);
+  phase("resident3", sms, seconds, nullptr, 0, bytes, probe, sink);
   return 0;
 }

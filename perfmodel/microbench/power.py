@@ -12,7 +12,9 @@ Derivation (medians of the samples of each phase, skipping its first ``SETTLE_S`
     e_l2      = (P_l2 - P_resident) / (bytes/s)_l2          W per (byte/s): SM load path + L2
     P_hbm     = (P_hbm - P_resident) - e_l2 x (bytes/s)_hbm    W: what the HBM (DRAM + PHY) adds
     hbm_power_w = P_hbm x datasheet bytes/s / (bytes/s)_hbm     the same energy per byte at the datasheet rate
-The reads run below the power cap (at the boost clock), so the SM-side terms are at one clock.
+The reads run below the power cap (at the boost clock), so the SM-side terms are at one clock. The same derivation
+over the bulk-copy phases (``bulk_l2``, ``bulk_hbm``: the TMA unit's bulk copies into shared memory, one CTA per SM,
+a GEMM's load path without the LSU's work) is ``derived["bulk"]``.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from .build import NVCC_FLAGS, SRC_DIR, find_nvcc, nvcc_version, sources_digest
 from .runner import SmiSampler, provenance, run_program
 
 SETTLE_S = 2.0
-PHASES = ("idle", "resident", "l2", "hbm", "resident2")
+PHASES = ("idle", "resident", "l2", "hbm", "resident2", "bulk_l2", "bulk_hbm", "resident3")
 
 
 def build(build_dir: Path) -> Path:
@@ -64,11 +66,13 @@ def summarize(records: list[dict], times: dict[str, float], sampler_samples: lis
     return out
 
 
-def derive(phases: dict, datasheet_bytes_per_s: float | None) -> dict:
-    res = phases["resident"]["power_w"]
-    if "resident2" in phases and phases["resident2"]["power_w"] is not None:
-        res = 0.5 * (res + phases["resident2"]["power_w"])
-    l2, hbm = phases["l2"], phases["hbm"]
+def derive(phases: dict, datasheet_bytes_per_s: float | None, l2_name: str = "l2", hbm_name: str = "hbm") -> dict:
+    """The HBM power of the ``hbm_name`` phase's reads beyond what the same bytes cost from L2 (``l2_name``), each
+    against the resident phases' power; with ``derived["bulk"]`` for the bulk-copy phases where the run has them."""
+    rest = [phases[k]["power_w"] for k in ("resident", "resident2", "resident3")
+            if k in phases and phases[k]["power_w"] is not None]
+    res = statistics.mean(rest)
+    l2, hbm = phases[l2_name], phases[hbm_name]
     e_l2 = (l2["power_w"] - res) / l2["bytes_per_s"]
     p_hbm = (hbm["power_w"] - res) - e_l2 * hbm["bytes_per_s"]
     out = {"resident_power_w": res, "l2_power_w_per_tb_s": e_l2 * 1e12, "hbm_power_w_measured": p_hbm,
@@ -76,6 +80,8 @@ def derive(phases: dict, datasheet_bytes_per_s: float | None) -> dict:
     if datasheet_bytes_per_s:
         out["datasheet_bytes_per_s"] = datasheet_bytes_per_s
         out["hbm_power_w_at_datasheet"] = p_hbm * datasheet_bytes_per_s / hbm["bytes_per_s"]
+    if l2_name == "l2" and all(phases.get(k, {}).get("power_w") is not None for k in ("bulk_l2", "bulk_hbm")):
+        out["bulk"] = derive(phases, datasheet_bytes_per_s, "bulk_l2", "bulk_hbm")
     return out
 
 
