@@ -1,0 +1,91 @@
+"""The model's board power beside the measured watts: each row of a dataset timed in long loops, predicted at its
+in-kernel clock, with the power law's terms (sim/power.py) at that clock.
+
+    python3 benchmarks/power_decomposition.py [--gpu h100-sxm] [FILE.jsonl ...]   # default data/measurements/<gpu>_power_probe.jsonl
+
+NVML's power is a one-second average, so only loops of half a second or more are printed (shorter ones read the idle
+time around them). A kernel at the cap measures ~700 W whatever it does; the model's total at the kernel's own clock
+should then be the cap too: the gap is what the power law over- or under-counts for that mix of activities.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from perfmodel import load_hardware, make_problem  # noqa: E402
+from perfmodel.config import KernelConfig  # noqa: E402
+from perfmodel.prediction.predict import predict  # noqa: E402
+from perfmodel.sim.power import Activity, busy_fraction, hbm_share, tensor_power_weight  # noqa: E402
+from perfmodel.sim.scheduler import make_schedule, operand_fill  # noqa: E402
+
+MIN_LOOP_S = 0.5
+
+
+def terms(row: dict, hw) -> dict | None:
+    """The power law's terms in W at the row's in-kernel clock (static, tensor, L2, HBM) and the activities; None for a
+    row without an in-kernel clock, NVML power or a loop of MIN_LOOP_S."""
+    clk, watts = row.get("kernel_clock_median_hz"), row.get("power_mean_w")
+    loop = (row.get("reps") or 0) * (row.get("time_median_s") or 0)
+    if not clk or not watts or loop < MIN_LOOP_S or row.get("error"):
+        return None
+    p = make_problem(f"{row['m']}x{row['n']}x{row['k']}", row["dtype"])
+    cfg = KernelConfig.from_name(row["config_name"])
+    pred = predict(p, cfg, hw, clock=clk / 1e6)
+    d, c, cap = pred.details, hw.clock, hw.gpu.tdp_w
+    act = Activity(d["tensor_activity"], d["l2_activity"], d["hbm_activity"] * hw.hbm.achievable_fraction, clk,
+                   cycles=pred.cycles, streamed=True, operand_fill=operand_fill(p, cfg, make_schedule(p, cfg, hw)))
+    busy = busy_fraction(act, clk, hw)
+    scale = (clk / c.sustained_tensor_hz) ** c.power_exponent
+    out = {"static": scale * (1 - c.tensor_power_fraction) * cap,
+           "tensor": scale * busy * c.tensor_power_fraction * tensor_power_weight(p, hw, True, act.operand_fill)
+           * act.tensor * cap,
+           "l2": scale * busy * c.l2_power_fraction * act.l2 * cap,
+           "hbm": busy * hbm_share(act, clk, hw) * cap}
+    return {**out, "model": sum(out.values()), "measured": watts, "clock_hz": clk, "loop_s": loop,
+            "tflops": row["tflops"], "pred_tflops": pred.tflops, "u_tensor": d["tensor_activity"],
+            "u_l2": d["l2_activity"], "u_hbm": d["hbm_activity"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gpu", default="h100-sxm")
+    ap.add_argument("files", nargs="*")
+    args = ap.parse_args()
+    try:
+        hw = load_hardware(args.gpu)
+    except Exception as exc:       # an unknown GPU or a broken file: one line
+        print(f"power_decomposition: {exc}", file=sys.stderr)
+        return 2
+    files = [pathlib.Path(f) for f in args.files] or [ROOT / f"data/measurements/{args.gpu.split('-')[0]}_power_probe.jsonl"]
+    print(f"{'shape':>17} {'dtype':5} {'config':24} {'loop':>5} {'clock':>6} {'meas W':>7} {'model W':>8} = "
+          f"{'static':>6} {'tensor':>6} {'L2':>5} {'HBM':>5}   u: tensor  L2  HBM")
+    for f in files:
+        try:
+            lines = f.read_text().splitlines()
+        except OSError as exc:
+            print(f"power_decomposition: {f}: {exc.strerror}", file=sys.stderr)
+            return 2
+        for line in lines:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if row.get("config_name") in (None, "cublas"):
+                continue
+            t = terms(row, hw)
+            if t is None:
+                continue
+            print(f"{row['m']:>5}x{row['n']:>5}x{row['k']:>5} {row['dtype']:5} {row['config_name'][:24]:24} "
+                  f"{t['loop_s']:4.1f}s {t['clock_hz'] / 1e6:5.0f}M {t['measured']:6.0f}W {t['model']:7.0f}W = "
+                  f"{t['static']:6.0f} {t['tensor']:6.0f} {t['l2']:5.0f} {t['hbm']:5.0f}   "
+                  f"{t['u_tensor']:.2f} {t['u_l2']:.2f} {t['u_hbm']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
