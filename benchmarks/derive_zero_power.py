@@ -29,8 +29,9 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from perfmodel import load_hardware  # noqa: E402
+from _cli import hardware_or_none  # noqa: E402
 
 A_ROWS, B_ROWS = 64, 256       # the burn's wgmma m64n256k16: A 64 rows, B 256 rows
 SETTLED_FROM = 0.5             # the share of a burn's window before its power samples count
@@ -140,10 +141,8 @@ def main() -> int:
     ap.add_argument("--gpu", default="h100-sxm")
     ap.add_argument("run", nargs="?", help="the run directory (default data/ncu/burn_power_<h100|h200>)")
     args = ap.parse_args()
-    try:
-        hw = load_hardware(args.gpu)
-    except Exception as exc:       # an unknown GPU or a broken file: one line
-        print(f"derive_zero_power: {exc}", file=sys.stderr)
+    hw = hardware_or_none(args.gpu, "derive_zero_power")
+    if hw is None:
         return 2
     run = pathlib.Path(args.run) if args.run else ROOT / "data/ncu" / f"burn_power_{args.gpu.split('-')[0]}"
     if not (run / "burn_power.jsonl").is_file():

@@ -16,8 +16,10 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from perfmodel import load_hardware, make_problem  # noqa: E402
+from _cli import hardware_or_none  # noqa: E402
+from perfmodel import make_problem  # noqa: E402
 from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.prediction.predict import predict  # noqa: E402
 from perfmodel.sim.power import Activity, busy_fraction, hbm_share, tensor_power_weight  # noqa: E402
@@ -56,10 +58,8 @@ def main() -> int:
     ap.add_argument("--gpu", default="h100-sxm")
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
-    try:
-        hw = load_hardware(args.gpu)
-    except Exception as exc:       # an unknown GPU or a broken file: one line
-        print(f"power_decomposition: {exc}", file=sys.stderr)
+    hw = hardware_or_none(args.gpu, "power_decomposition")
+    if hw is None:
         return 2
     files = [pathlib.Path(f) for f in args.files] or [ROOT / f"data/measurements/{args.gpu.split('-')[0]}_power_probe.jsonl"]
     print(f"{'shape':>17} {'dtype':5} {'config':24} {'loop':>5} {'clock':>6} {'meas W':>7} {'model W':>8} = "
