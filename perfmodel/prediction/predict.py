@@ -161,7 +161,9 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
                       clock_regime=regime.regime.value,
                       caveats=() if res.deadlock or fam.name != "ours" else caveats(
                           problem, cfg, hw, res.bottleneck, time_s, drift_reads=inputs.traffic.drift_reads,
-                          run_windows=progress_windows(problem, cfg, hw, inputs.schedule, inputs.traffic)))
+                          run_windows=progress_windows(problem, cfg, hw, inputs.schedule, inputs.traffic),
+                          power_limited_hbm=res.details.get("hbm_activity", 0.0) if "power_limited_clock_hz"
+                          in res.details and clock < hw.tensor_max_clock_hz * (1 - 1e-6) else 0.0))
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock
