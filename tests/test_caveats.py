@@ -85,6 +85,16 @@ def _calibration(gpu: str) -> pd.DataFrame:
     return cal
 
 
+def _assert_figures(rows: pd.DataFrame, gpu: str, mean: tuple, beyond_10: tuple, span: tuple) -> None:
+    """A caveat's quoted figures on its calibration rows: the mean error within ``mean`` (an (lo, hi) pair for the
+    H100, then one for the H200), the share more than 10% off within ``beyond_10`` (the same), every error within
+    ``span``."""
+    i = 0 if gpu == "h100-sxm" else 1
+    assert mean[i][0] <= rows["rel_err"].mean() <= mean[i][1]
+    assert beyond_10[i][0] <= (rows["rel_err"].abs() > 0.10).mean() <= beyond_10[i][1]
+    assert span[0] <= rows["rel_err"].min() and rows["rel_err"].max() <= span[1]
+
+
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
@@ -126,11 +136,8 @@ def test_the_long_k_drift_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
     drift = cal[cal["drift"]]
     assert len(drift) >= (50 if gpu == "h100-sxm" else 30)
-    lo, hi = (0.0, 0.04) if gpu == "h100-sxm" else (0.04, 0.08)
-    assert lo <= drift["rel_err"].mean() <= hi
-    lo, hi = (0.04, 0.11) if gpu == "h100-sxm" else (0.22, 0.36)
-    assert lo <= (drift["rel_err"].abs() > 0.10).mean() <= hi
-    assert -0.25 <= drift["rel_err"].min() and drift["rel_err"].max() <= 0.55
+    _assert_figures(drift, gpu, mean=((0.0, 0.04), (0.04, 0.08)), beyond_10=((0.04, 0.11), (0.22, 0.36)),
+                    span=(-0.25, 0.55))
 
 
 def test_the_long_k_drift_caveat_follows_the_run_and_the_bottleneck():
@@ -167,11 +174,8 @@ def test_the_multicast_dead_slice_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
     dead = cal[cal["caveats"].str.contains("multicast-dead-slice")]
     assert len(dead) >= (15 if gpu == "h100-sxm" else 5)
-    lo, hi = (-0.04, 0.0) if gpu == "h100-sxm" else (0.0, 0.04)
-    assert lo <= dead["rel_err"].mean() <= hi
-    lo, hi = (0.25, 0.45) if gpu == "h100-sxm" else (0.15, 0.45)
-    assert lo <= (dead["rel_err"].abs() > 0.10).mean() <= hi
-    assert -0.32 <= dead["rel_err"].min() and dead["rel_err"].max() <= 0.16
+    _assert_figures(dead, gpu, mean=((-0.04, 0.0), (0.0, 0.04)), beyond_10=((0.25, 0.45), (0.15, 0.45)),
+                    span=(-0.32, 0.16))
 
 
 def test_a_dead_multicast_slice_is_loaded_as_plain_loads():
@@ -213,12 +217,8 @@ def test_the_hbm_heavy_clock_figures_hold_on_the_calibration_half(gpu):
     lo, hi = (-0.06, -0.03) if gpu == "h100-sxm" else (-0.09, -0.05)
     assert lo <= err[heavy[probed.index]].mean() <= hi
     assert abs(err[~heavy[probed.index]].mean()) <= 0.015
-    d = cal[heavy]
-    lo, hi = (-0.02, 0.02) if gpu == "h100-sxm" else (0.03, 0.07)
-    assert lo <= d["rel_err"].mean() <= hi
-    lo, hi = (0.05, 0.11) if gpu == "h100-sxm" else (0.3, 0.55)
-    assert lo <= (d["rel_err"].abs() > 0.10).mean() <= hi
-    assert -0.22 <= d["rel_err"].min() and d["rel_err"].max() <= 0.48
+    _assert_figures(cal[heavy], gpu, mean=((-0.02, 0.02), (0.03, 0.07)), beyond_10=((0.05, 0.11), (0.3, 0.55)),
+                    span=(-0.22, 0.48))
 
 
 def test_the_hbm_heavy_clock_caveat_follows_the_power_cap_and_the_hbm():
