@@ -22,7 +22,7 @@ from _cli import hardware_or_none  # noqa: E402
 from perfmodel import make_problem  # noqa: E402
 from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.prediction.predict import predict  # noqa: E402
-from perfmodel.sim.power import Activity, busy_fraction, hbm_share, tensor_power_weight  # noqa: E402
+from perfmodel.sim.power import Activity, power_terms  # noqa: E402
 from perfmodel.sim.scheduler import make_schedule, operand_fill  # noqa: E402
 
 MIN_LOOP_S = 0.5
@@ -38,16 +38,10 @@ def terms(row: dict, hw) -> dict | None:
     p = make_problem(f"{row['m']}x{row['n']}x{row['k']}", row["dtype"])
     cfg = KernelConfig.from_name(row["config_name"])
     pred = predict(p, cfg, hw, clock=clk / 1e6)
-    d, c, cap = pred.details, hw.clock, hw.gpu.tdp_w
+    d = pred.details
     act = Activity(d["tensor_activity"], d["l2_activity"], d["hbm_activity"] * hw.hbm.achievable_fraction, clk,
                    cycles=pred.cycles, streamed=True, operand_fill=operand_fill(p, cfg, make_schedule(p, cfg, hw)))
-    busy = busy_fraction(act, clk, hw)
-    scale = (clk / c.sustained_tensor_hz) ** c.power_exponent
-    out = {"static": scale * (1 - c.tensor_power_fraction) * cap,
-           "tensor": scale * busy * c.tensor_power_fraction * tensor_power_weight(p, hw, True, act.operand_fill)
-           * act.tensor * cap,
-           "l2": scale * busy * c.l2_power_fraction * act.l2 * cap,
-           "hbm": busy * hbm_share(act, clk, hw) * cap}
+    out = {k: v * hw.gpu.tdp_w for k, v in power_terms(act, clk, p, hw).items()}
     return {**out, "model": sum(out.values()), "measured": watts, "clock_hz": clk, "loop_s": loop,
             "tflops": row["tflops"], "pred_tflops": pred.tflops, "u_tensor": d["tensor_activity"],
             "u_l2": d["l2_activity"], "u_hbm": d["hbm_activity"]}

@@ -7,6 +7,7 @@ import os
 
 from ..legality import check
 from ..prediction.predict import Prediction, predict
+from ..sim.power import below_tensor_ceiling
 from .common import add_knob_arguments, add_problem_arguments, resolve
 from .outputs import distinct_paths, image_file, writable_file, write_or_fail
 
@@ -127,7 +128,7 @@ def _clock_words(p: Prediction, hw) -> str:
            else "the tensor cores' clock ceiling, clock.tensor_max_hz")
     if p.clock_regime == "boost":
         return "boost" if top == "boost" else f"boost: {top}"
-    limited = p.clock_hz < hw.tensor_max_clock_hz * (1 - 1e-6)
+    limited = below_tensor_ceiling(p.clock_hz, hw)
     if p.clock_regime == "sustained":
         return "sustained: power-limited under the cap" if limited else f"sustained: {top}, under the power cap"
     if p.clock_regime == "short":

@@ -119,7 +119,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
     from ..sim.model import run_inputs   # local imports keep `import perfmodel` light
     from ..sim.memory import drift_spread, progress_windows
     from ..sim.params import at_clock, build_inputs
-    from ..sim.power import power_cap
+    from ..sim.power import below_tensor_ceiling, power_cap
     cap = power_cap(regime, hw)         # None: no power limit applies (a fixed or the boost clock)
     clock0 = {Regime.FIXED: regime.hz, Regime.BOOST: hw.tensor_max_clock_hz}.get(
         regime.regime, hw.tensor_max_clock_hz if cap is None else hw.clock.sustained_tensor_hz)
@@ -163,7 +163,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
                           problem, cfg, hw, res.bottleneck, time_s, drift_reads=inputs.traffic.drift_reads,
                           run_windows=progress_windows(problem, cfg, hw, inputs.schedule, inputs.traffic),
                           power_limited_hbm=res.details.get("hbm_activity", 0.0) if "power_limited_clock_hz"
-                          in res.details and clock < hw.tensor_max_clock_hz * (1 - 1e-6) else 0.0))
+                          in res.details and below_tensor_ceiling(clock, hw) else 0.0))
 
 
 CLOCK_RERUN_UTILIZATION = 0.02   # below this HBM (and clock-scaled L2) share, cycles do not depend on the clock

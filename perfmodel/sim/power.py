@@ -106,13 +106,19 @@ def busy_fraction(act: Activity, f: float, hw: HardwareSpec) -> float:
     return run_s / (run_s + idle_s)
 
 
+def _rail_terms(act: Activity, weight: float, hw: HardwareSpec, busy: float) -> tuple[float, float, float]:
+    """(static, tensor, L2): the SM-clock rail's power at the sustained clock relative to the cap, its activities
+    averaged over the ``busy`` share of the time the kernel runs."""
+    c = hw.clock
+    a_tc = c.tensor_power_fraction
+    return (1.0 - a_tc, busy * a_tc * weight * min(max(act.tensor, 0.0), 1.0),
+            busy * c.l2_power_fraction * min(max(act.l2, 0.0), 1.0))
+
+
 def relative_power(act: Activity, weight: float, hw: HardwareSpec, busy: float = 1.0) -> float:
     """Power of the SM-clock rail at the sustained clock relative to the cap (1.0 = the reference burn), the
     activities averaged over the ``busy`` share of the time the kernel runs."""
-    c = hw.clock
-    a_tc = c.tensor_power_fraction
-    return (1.0 - a_tc) + busy * (a_tc * weight * min(max(act.tensor, 0.0), 1.0) + c.l2_power_fraction * min(
-        max(act.l2, 0.0), 1.0))
+    return sum(_rail_terms(act, weight, hw, busy))
 
 
 def hbm_share(act: Activity, f: float, hw: HardwareSpec) -> float:
@@ -125,12 +131,25 @@ def hbm_share(act: Activity, f: float, hw: HardwareSpec) -> float:
     return a_hbm * min(act.hbm * f / at, hw.hbm.achievable_fraction)
 
 
-def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> float:
-    """Board power at clock f relative to the cap, averaged over launches and the idle time between them."""
+def power_terms(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> dict[str, float]:
+    """The board power at clock f relative to the cap, term by term (static, tensor, l2, hbm), averaged over launches
+    and the idle time between them: the SM-clock rail's terms scale as (f / f_s)^gamma, HBM's with its bytes/s."""
     c = hw.clock
     busy = busy_fraction(act, f, hw)
-    core = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.operand_fill), hw, busy)
-    return (f / c.sustained_tensor_hz) ** c.power_exponent * core + busy * hbm_share(act, f, hw)
+    scale = (f / c.sustained_tensor_hz) ** c.power_exponent
+    static, tensor, l2 = _rail_terms(act, tensor_power_weight(problem, hw, act.streamed, act.operand_fill), hw, busy)
+    return {"static": scale * static, "tensor": scale * tensor, "l2": scale * l2, "hbm": busy * hbm_share(act, f, hw)}
+
+
+def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> float:
+    """Board power at clock f relative to the cap, averaged over launches and the idle time between them."""
+    return sum(power_terms(act, f, problem, hw).values())
+
+
+def below_tensor_ceiling(clock_hz: float, hw: HardwareSpec) -> bool:
+    """Whether a clock the power model solved lies below the tensor cores' ceiling (HardwareSpec.tensor_max_clock_hz):
+    the power cap, not the ceiling, set it."""
+    return clock_hz < hw.tensor_max_clock_hz * (1 - 1e-6)
 
 
 @dataclass(frozen=True)
@@ -205,6 +224,6 @@ def steady_activity(p, sched, clock_hz: float, hw: HardwareSpec) -> Activity:
                     cycles=p.waves * p.k_iters * steady, streamed=True, operand_fill=p.operand_fill)
 
 
-__all__ = ["Activity", "MIN_CLOCK_FRACTION", "PowerLimits", "steady_activity", "board_power", "busy_fraction", "hbm_share",
-           "power_cap", "power_limited_clock_hz", "relative_power",
+__all__ = ["Activity", "MIN_CLOCK_FRACTION", "PowerLimits", "steady_activity", "board_power", "below_tensor_ceiling",
+           "busy_fraction", "hbm_share", "power_cap", "power_limited_clock_hz", "power_terms", "relative_power",
            "tensor_power_weight", "zero_fill_weight"]
