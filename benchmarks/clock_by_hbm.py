@@ -78,7 +78,7 @@ def power_at_kernel_clock(rows: pd.DataFrame, hw) -> None:
         d = q.details
         act = Activity(d.get("tensor_activity", 0.0), d.get("l2_activity", 0.0),
                        d.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, f, cycles=q.cycles, streamed=True,
-                       operand_fill=tuple(d.get("operand_fill", (1.0, 1.0, 1.0))))
+                       operand_fill=operand_fill(p, cfg, make_schedule(p, cfg, hw)))
         t = q.time_s / float(r["meas_time_s"])
         timed = Activity(act.tensor * t, act.l2 * t, act.hbm * t, f, cycles=q.cycles / t, streamed=True,
                          operand_fill=act.operand_fill)
