@@ -186,6 +186,51 @@ def power_runs(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.Dat
     return pd.DataFrame(rows)
 
 
+# NVML's board power is a one-second average: a GEMM's timed loop gives its power from this long on
+# (benchmarks/power_decomposition.py)
+GEMM_POWER_LOOP_S = 0.5
+
+
+def gemm_power_runs(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> pd.DataFrame:
+    """Rows of our GEMM timed in loops of GEMM_POWER_LOOP_S or more with the harness's in-kernel clock and NVML's board
+    power (``power_mean_w``; e.g. data/measurements/h100_power_probe.jsonl, data/ncu/power_probe2_h100/*.jsonl): the
+    board power at a known clock of a kernel whose activity the simulator gives, beside the mb_power phases in the power
+    model's fit (``clock_loss``). Below the cap they test the law's power directly, at the cap its clock."""
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    frame, _ = measured_frame(paths)
+    loop = frame["meas_loop_s"].fillna(0)
+    keep = frame["meas_kernel_clock_hz"].notna() & frame["meas_power_w"].notna() & (loop >= GEMM_POWER_LOOP_S)
+    frame = frame[keep].copy()
+    if frame.empty:
+        raise CalibrationError(f"{', '.join(map(str, paths))}: no rows with an in-kernel clock and NVML power from "
+                               f"loops of {GEMM_POWER_LOOP_S} s or more")
+    frame["kind"] = "gemm_power"
+    return frame.reset_index(drop=True)
+
+
+def gemm_model_power_w(row, hw: HardwareSpec) -> float:
+    """The power law's board power (sim/power.board_power, W) of one GEMM power row at the kernel's own clock, over the
+    activity simulated at that clock (its tiles' zero fill weighed as in the power-limited clock)."""
+    from ..config import KernelConfig
+    from ..prediction.predict import predict
+    from ..problem import make_problem
+    from ..sim.power import Activity, board_power
+    from ..sim.scheduler import make_schedule, operand_fill
+    problem = make_problem((int(row.m), int(row.n), int(row.k)), row.dtype)
+    cfg = KernelConfig.from_name(row.config_name)
+    f = float(row.meas_kernel_clock_hz)
+    d = predict(problem, cfg, hw, clock_hz=f)
+    act = Activity(d.details.get("tensor_activity", 0.0), d.details.get("l2_activity", 0.0),
+                   d.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, f, cycles=d.cycles, streamed=True,
+                   operand_fill=operand_fill(problem, cfg, make_schedule(problem, cfg, hw)))
+    return board_power(act, f, problem, hw) * hw.gpu.tdp_w
+
+
+def _gemm_power_row_loss(row, hw: HardwareSpec) -> float:
+    """|log(predicted / measured board power)| of one GEMM power row (gemm_model_power_w)."""
+    return abs(math.log(gemm_model_power_w(row, hw) / float(row.meas_power_w)))
+
+
 def _power_row_loss(row, hw: HardwareSpec) -> float:
     """|log(predicted / measured board power)| of one mb_power phase (bytes of the HBM phase pass through L2)."""
     from ..problem import make_problem
@@ -207,8 +252,12 @@ def clock_loss(frame: pd.DataFrame, hw: HardwareSpec) -> float:
     from ..problem import make_problem
     vals, power = [], []
     for row in frame.itertuples():
-        if getattr(row, "kind", None) == "power":
+        kind = getattr(row, "kind", None)
+        if kind == "power":
             power.append(_power_row_loss(row, hw))
+            continue
+        if kind == "gemm_power":
+            power.append(_gemm_power_row_loss(row, hw))
             continue
         try:
             p = predict(make_problem((int(row.m), int(row.n), int(row.k)), row.dtype),
@@ -473,4 +522,5 @@ def load(datasets: str | os.PathLike | Sequence[str | os.PathLike]) -> tuple[pd.
 __all__ = ["POWER_PREFIX", "SM90_PARAMETERS", "SUSTAINED_LOOP_S", "CalibrationError", "FitResult", "Parameter", "Split", "load_split",
            "split_path",
            "SplitFigures", "apply_fit", "check_fittable", "clock_frame", "clock_loss", "evaluate_split", "figures_dict",
-           "fit", "fit_source", "load", "log_loss", "power_runs", "select_parameters", "split", "topk_recall"]
+           "fit", "fit_source", "gemm_model_power_w", "gemm_power_runs", "load", "log_loss", "power_runs", "select_parameters", "split",
+           "topk_recall"]

@@ -39,6 +39,7 @@ def measured_frame(paths: Iterable[str | os.PathLike]) -> tuple[pd.DataFrame, st
                          "meas_sm_clock_hz": m.sm_clock_mean_hz, "meas_kernel_clock_hz": m.kernel_clock_median_hz,
                          "cublas_tflops": cublas.get((m.shape_name, "bf16")),
                          "meas_loop_s": m.time_median_s * m.reps if m.time_median_s and m.reps else None,
+                         "meas_power_w": m.power_mean_w,
                          "gpu_name": header.gpu_name, "dataset": os.path.basename(str(path))})
     if len(specs) > 1:
         raise PerfmodelError(f"datasets measured against different hardware specs: {sorted(specs)}")

@@ -47,6 +47,10 @@ def add_arguments(p):
     g.add_argument("--power-run", action="append", default=[], metavar="FILE",
                    help="mb_power results (repeatable; data/microbench/*-power.json, python3 -m perfmodel.microbench.power): "
                         "their 6 s phases' board power joins the power model's fit")
+    g.add_argument("--gemm-power-run", action="append", default=[], metavar="FILE",
+                   help="our GEMM timed in loops of 0.5 s or more with NVML power and the in-kernel clock (repeatable; "
+                        "e.g. data/ncu/power_probe2_h100/h100_power_probe2.jsonl): the board power of their "
+                        "calibration-split rows at their own clocks joins the power model's fit")
     g.add_argument("--at-kernel-clock", action="store_true",
                    help="fit the throughput (cycle) parameters on the --dataset rows that carry the harness's "
                         "in-kernel clock, each predicted at that clock: the cycle model alone, without the clock "
@@ -127,6 +131,11 @@ def _run_fit(args) -> int:
         if not power:
             raise PerfmodelError("--power-run joins the power model's fit: fit clock.* parameters with it")
         clocks_cal = pd.concat([clocks_cal, cal.power_runs(args.power_run)], ignore_index=True)
+    if args.gemm_power_run:
+        if not power:
+            raise PerfmodelError("--gemm-power-run joins the power model's fit: fit clock.* parameters with it")
+        clocks_cal = pd.concat([clocks_cal, cal.split(cal.gemm_power_runs(args.gemm_power_run), split)[0]],
+                               ignore_index=True)
     progress = None if args.json else (lambda line: print(f"  {line}", flush=True))
     results, fitted = [], hw
     if power:
