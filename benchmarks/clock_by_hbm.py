@@ -29,7 +29,7 @@ import bench_accuracy as ba  # noqa: E402
 import bench_residuals as br  # noqa: E402
 from perfmodel import make_problem  # noqa: E402
 from perfmodel.config import KernelConfig  # noqa: E402
-from perfmodel.prediction.predict import predict  # noqa: E402
+from perfmodel.prediction.predict import activity_at, predict  # noqa: E402
 from perfmodel.sim.power import Activity, below_tensor_ceiling, board_power, power_terms  # noqa: E402
 from perfmodel.sim.scheduler import make_schedule, operand_fill  # noqa: E402
 
@@ -74,16 +74,12 @@ def power_at_kernel_clock(rows: pd.DataFrame, hw) -> None:
     for _, r in rows.iterrows():
         p, cfg, f = make_problem(r["shape"], r["dtype"]), KernelConfig.from_name(r["config_name"]), \
             float(r["meas_kernel_clock_hz"])
-        q = predict(p, cfg, hw, clock_hz=f)
-        d = q.details
-        act = Activity(d.get("tensor_activity", 0.0), d.get("l2_activity", 0.0),
-                       d.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, f, cycles=q.cycles, streamed=True,
-                       operand_fill=operand_fill(p, cfg, make_schedule(p, cfg, hw)))
+        act, q = activity_at(p, cfg, hw, f)
         t = q.time_s / float(r["meas_time_s"])
         timed = Activity(act.tensor * t, act.l2 * t, act.hbm * t, f, cycles=q.cycles / t, streamed=True,
                          operand_fill=act.operand_fill)
         terms = {k: v * hw.gpu.tdp_w for k, v in power_terms(act, f, p, hw).items()}
-        out.append({"u_hbm": d.get("hbm_activity", 0.0), **terms, "total": sum(terms.values()),
+        out.append({"u_hbm": q.details.get("hbm_activity", 0.0), **terms, "total": sum(terms.values()),
                     "timed": board_power(timed, f, p, hw) * hw.gpu.tdp_w, "time_ratio": t})
     df = pd.DataFrame(out)
     print(f"  the power law at the kernel's own clock, {len(df)} power-limited rows in sustained loops (cap "

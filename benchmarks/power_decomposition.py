@@ -21,9 +21,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _cli import hardware_or_none  # noqa: E402
 from perfmodel import make_problem  # noqa: E402
 from perfmodel.config import KernelConfig  # noqa: E402
-from perfmodel.prediction.predict import predict  # noqa: E402
-from perfmodel.sim.power import Activity, power_terms  # noqa: E402
-from perfmodel.sim.scheduler import make_schedule, operand_fill  # noqa: E402
+from perfmodel.prediction.predict import activity_at  # noqa: E402
+from perfmodel.sim.power import power_terms  # noqa: E402
 
 MIN_LOOP_S = 0.5
 
@@ -37,10 +36,8 @@ def terms(row: dict, hw) -> dict | None:
         return None
     p = make_problem(f"{row['m']}x{row['n']}x{row['k']}", row["dtype"])
     cfg = KernelConfig.from_name(row["config_name"])
-    pred = predict(p, cfg, hw, clock=clk / 1e6)
+    act, pred = activity_at(p, cfg, hw, clk)
     d = pred.details
-    act = Activity(d["tensor_activity"], d["l2_activity"], d["hbm_activity"] * hw.hbm.achievable_fraction, clk,
-                   cycles=pred.cycles, streamed=True, operand_fill=operand_fill(p, cfg, make_schedule(p, cfg, hw)))
     out = {k: v * hw.gpu.tdp_w for k, v in power_terms(act, clk, p, hw).items()}
     return {**out, "model": sum(out.values()), "measured": watts, "clock_hz": clk, "loop_s": loop,
             "tflops": row["tflops"], "pred_tflops": pred.tflops, "u_tensor": d["tensor_activity"],

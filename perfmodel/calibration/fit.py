@@ -210,19 +210,14 @@ def gemm_power_runs(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> p
 
 def gemm_model_power_w(row, hw: HardwareSpec) -> float:
     """The power law's board power (sim/power.board_power, W) of one GEMM power row at the kernel's own clock, over the
-    activity simulated at that clock (its tiles' zero fill weighed as in the power-limited clock)."""
+    activity simulated at that clock (prediction/predict.activity_at)."""
     from ..config import KernelConfig
-    from ..prediction.predict import predict
+    from ..prediction.predict import activity_at
     from ..problem import make_problem
-    from ..sim.power import Activity, board_power
-    from ..sim.scheduler import make_schedule, operand_fill
+    from ..sim.power import board_power
     problem = make_problem((int(row.m), int(row.n), int(row.k)), row.dtype)
-    cfg = KernelConfig.from_name(row.config_name)
     f = float(row.meas_kernel_clock_hz)
-    d = predict(problem, cfg, hw, clock_hz=f)
-    act = Activity(d.details.get("tensor_activity", 0.0), d.details.get("l2_activity", 0.0),
-                   d.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, f, cycles=d.cycles, streamed=True,
-                   operand_fill=operand_fill(problem, cfg, make_schedule(problem, cfg, hw)))
+    act, _ = activity_at(problem, KernelConfig.from_name(row.config_name), hw, f)
     return board_power(act, f, problem, hw) * hw.gpu.tdp_w
 
 

@@ -212,6 +212,21 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: 
     return f, res
 
 
+def activity_at(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock_hz: float):
+    """(the chip activity sim/power.py weighs, the prediction) of a kernel run at a fixed clock: the tensor, L2 and HBM
+    activity simulated at ``clock_hz`` and the in-bounds shares of its tiles (sim/scheduler.operand_fill), as the
+    power-limited clock weighs them. For the power law at a measured kernel's own clock (calibration/fit.py's GEMM
+    power rows, benchmarks/power_decomposition.py, clock_by_hbm.py --power)."""
+    from ..sim.power import Activity
+    from ..sim.scheduler import make_schedule, operand_fill
+    p = predict(problem, cfg, hw, clock_hz=clock_hz)
+    d = p.details
+    act = Activity(d.get("tensor_activity", 0.0), d.get("l2_activity", 0.0),
+                   d.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock_hz, cycles=p.cycles, streamed=True,
+                   operand_fill=operand_fill(problem, cfg, make_schedule(problem, cfg, hw)))
+    return act, p
+
+
 def prediction_row(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, p: Prediction | None,
                    error: str = "") -> dict:
     """One Optuna-style row: params_* (the configuration), user_attrs_pred_* (the prediction)."""
