@@ -20,19 +20,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _cli import hardware_or_none  # noqa: E402
 from perfmodel import make_problem  # noqa: E402
+from perfmodel.calibration.fit import GEMM_POWER_LOOP_S  # noqa: E402
 from perfmodel.config import KernelConfig  # noqa: E402
 from perfmodel.prediction.predict import activity_at  # noqa: E402
 from perfmodel.sim.power import power_terms  # noqa: E402
 
-MIN_LOOP_S = 0.5
-
-
 def terms(row: dict, hw) -> dict | None:
     """The power law's terms in W at the row's in-kernel clock (static, tensor, L2, HBM) and the activities; None for a
-    row without an in-kernel clock, NVML power or a loop of MIN_LOOP_S."""
+    row without an in-kernel clock, NVML power or a loop of GEMM_POWER_LOOP_S."""
     clk, watts = row.get("kernel_clock_median_hz"), row.get("power_mean_w")
     loop = (row.get("reps") or 0) * (row.get("time_median_s") or 0)
-    if not clk or not watts or loop < MIN_LOOP_S or row.get("error"):
+    if not clk or not watts or loop < GEMM_POWER_LOOP_S or row.get("error"):
         return None
     p = make_problem(f"{row['m']}x{row['n']}x{row['k']}", row["dtype"])
     cfg = KernelConfig.from_name(row["config_name"])
