@@ -101,6 +101,42 @@ def report(p: pd.DataFrame, label: str) -> None:
     print(line)
 
 
+SKINNY_M = 256          # issue 8's H200/H100 speed-up goal: GEMMs with M <= 256
+SPEEDUP_WITHIN = 0.05   # ... within 5% of measured
+
+
+def speedup_pairs(df: pd.DataFrame) -> pd.DataFrame:
+    """The H200/H100 speed-up goal's floor: for every skinny point (M <= SKINNY_M) that two or more committed runs
+    measured on each GPU (in the same clock regime), the speed-up of one H100 run and one H200 run against that of two
+    other runs: (h200_a / h100_a) / (h200_b / h100_b) - 1, over every pair of H100 runs and every pair of H200 runs.
+    What a model exact on the first two runs would score on the goal against the other two."""
+    df = df[df["m"] <= SKINNY_M]
+    keys = ["regime", "config_name", "shape", "dtype"]
+    gpu = df["gpu"].str.contains("H200").map({True: "h200", False: "h100"})
+    out = []
+    for key, g in df.assign(card=gpu).groupby(keys):
+        runs = {c: gg.drop_duplicates("dataset", keep="last")["meas_tflops"].tolist() for c, gg in g.groupby("card")}
+        a, b = runs.get("h100", []), runs.get("h200", [])
+        if len(a) < 2 or len(b) < 2:
+            continue
+        for (a1, a2), (b1, b2) in itertools.product(itertools.combinations(a, 2), itertools.combinations(b, 2)):
+            out.append(dict(zip(keys, key), rel=(b1 / a1) / (b2 / a2) - 1))
+    return pd.DataFrame(out)
+
+
+def report_speedup(df: pd.DataFrame) -> None:
+    s = speedup_pairs(df)
+    print(f"\nH200/H100 speed-up of skinny GEMMs (M <= {SKINNY_M}), points with two or more runs on each GPU")
+    if s.empty:
+        print("  no such point")
+        return
+    err = s["rel"].abs()
+    points = s.groupby(["regime", "config_name", "shape", "dtype"]).ngroups
+    print(f"  {points} points, {len(s)} run quadruples: |speed-up a / speed-up b - 1| mean {err.mean() * 100:.1f}%, "
+          f"p90 {err.quantile(0.9) * 100:.1f}%; within {SPEEDUP_WITHIN:.0%}: {(err <= SPEEDUP_WITHIN).mean():.1%} "
+          f"(the goal's ceiling for a model exact on one run of each GPU)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=["all", "calibration", "held_out"], default="all")
@@ -121,6 +157,7 @@ def main() -> None:
         if args.files:
             for (fa, fb), r in g.groupby(["file_a", "file_b"]):
                 report(r, f"{fa[:-6]} / {fb[:-6]}"[:24])
+    report_speedup(df)
 
 
 if __name__ == "__main__":

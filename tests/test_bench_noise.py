@@ -41,3 +41,28 @@ def test_the_committed_runs_repeat_within_a_few_percent():
     line = next(ln for ln in out.splitlines() if "every pair" in ln)
     mean = float(line.split("mean")[1].split("%")[0])
     assert 0.1 < mean < 5.0
+
+
+def test_the_speed_up_floor_pairs_two_runs_of_each_gpu_and_skips_points_short_of_them():
+    def row(gpu, dataset, tflops, m=64, config="c1"):
+        return {"gpu": gpu, "regime": "sustained", "config_name": config, "shape": f"{m}x4096x4096", "m": m,
+                "dtype": "bf16", "dataset": dataset, "meas_tflops": tflops}
+    h100, h200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+    df = pd.DataFrame([row(h100, "h100_a.jsonl", 100.0), row(h100, "h100_b.jsonl", 100.0),
+                       row(h200, "h200_a.jsonl", 150.0), row(h200, "h200_b.jsonl", 120.0),
+                       # one H200 run only: no floor from it; M above the goal's bound: left out
+                       row(h100, "h100_a.jsonl", 100.0, config="c2"), row(h100, "h100_b.jsonl", 90.0, config="c2"),
+                       row(h200, "h200_a.jsonl", 130.0, config="c2"),
+                       row(h100, "h100_a.jsonl", 500.0, m=4096), row(h100, "h100_b.jsonl", 500.0, m=4096),
+                       row(h200, "h200_a.jsonl", 550.0, m=4096), row(h200, "h200_b.jsonl", 500.0, m=4096)])
+    s = bench_noise.speedup_pairs(df)
+    assert len(s) == 1
+    assert s.iloc[0]["rel"] == pytest.approx(150.0 / 120.0 - 1)
+
+
+def test_the_committed_speed_up_floor_is_printed():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_noise.py"), "--split", "held_out"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    line = out.splitlines()[out.splitlines().index(next(ln for ln in out.splitlines() if "speed-up of skinny" in ln)) + 1]
+    within = float(line.split("within 5%:")[1].split("%")[0])
+    assert 50.0 < within <= 100.0
