@@ -101,7 +101,11 @@ class ClockSection:
     zero_operand_power_ratio: float = _f(0, 1, optional=True)
     b_operand_power_ratio: float = _f(0, 1, optional=True)
     l2_power_fraction: float = _f(0, 2)            # power of a saturated L2->SM path, share of the cap
-    hbm_power_w: float = _f(0, 3000)               # W that HBM reads add at the datasheet rate (own rail)
+    hbm_power_w: float = _f(0, 3000)               # W that HBM reads add at the datasheet rate, at the boost clock
+    # the share of hbm_power_w drawn on the GPU core's voltage rail (memory controllers, L2 miss path, crossbar), whose
+    # voltage follows the SM clock: that share scales as V^2 ~ (f / boost)^(power_exponent - 1) (sim/power.hbm_share);
+    # absent: all of it on the memory's own rail, flat in the SM clock
+    hbm_core_share: float = _f(0, 1, optional=True)
     # the power the limiter allows over the first tens of ms of load, relative to its sustained cap (the `short`
     # clock regime, sim/clock.py); absent: not measured, `short` predicts at the boost clock
     short_power_ratio: float = _f(1, 3, optional=True)

@@ -177,3 +177,20 @@ def test_the_clock_fit_takes_in_kernel_clocks_from_100_ms_loops_and_nvml_only_fr
     assert f["meas_kernel_clock_hz"].notna().sum() == 30          # the 100 ms loops with the probe
     assert (f.loc[f["meas_kernel_clock_hz"].isna(), "meas_loop_s"] >= 0.25).all()   # NVML rows: long loops only
     assert (f["fit_clock_hz"] == f["meas_kernel_clock_hz"].fillna(f["meas_sm_clock_hz"])).all()
+
+
+def test_the_core_rail_share_of_hbm_power_follows_the_core_voltage():
+    """clock.hbm_core_share: that share of the HBM path's power (measured by mb_power at the boost clock) scales as
+    V^2 ~ (f / boost)^(gamma - 1); the rest stays flat. Below boost an HBM-heavy kernel draws less at the same clock,
+    so the power-limited clock it runs at rises; at boost (where mb_power measured it) nothing changes."""
+    from perfmodel.sim.power import hbm_rail_factor
+    boost = TOY.clock.boost_hz
+    flat = TOY.with_values(**{"clock.hbm_power_w": 300.0})
+    core = flat.with_values(**{"clock.hbm_core_share": 0.4})
+    assert hbm_rail_factor(0.7 * boost, flat) == 1.0
+    assert hbm_rail_factor(boost, core) == pytest.approx(1.0)
+    assert hbm_rail_factor(0.7 * boost, core) == pytest.approx(0.6 + 0.4 * 0.7 ** 2.0)    # gamma 3 of TOY
+    act = Activity(0.9, 0.5, hbm=0.8)
+    assert power_limited_clock_hz(act, BF16, core) > power_limited_clock_hz(act, BF16, flat)
+    no_hbm = Activity(0.9, 0.5)
+    assert power_limited_clock_hz(no_hbm, BF16, core) == power_limited_clock_hz(no_hbm, BF16, flat)

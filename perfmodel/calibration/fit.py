@@ -63,6 +63,8 @@ SM90_PARAMETERS = (
     Parameter("clock.stream_tensor_power_ratio", 0.8, 2.0,
               why="sim/power.py: tensor power per busy cycle of a GEMM's streamed operands / the burn's one tile"),
     Parameter("clock.power_exponent", 1.0, 4.5, why="sim/power.py: P ~ f^gamma along the DVFS curve"),
+    Parameter("clock.hbm_core_share", 0.0, 1.0,
+              why="sim/power.py: share of the HBM path's power on the core rail, following the core voltage"),
     Parameter("l2.sm_clock_scaling", 0.0, 1.0, why="sim/params.py: L2 bytes per SM cycle vs the SM clock"),
     Parameter("sync.epilogue_bytes_per_clock_per_sm", 8.0, 256.0, log=True,
               why="sim/params.py: the TMA-store epilogue (smem staging + TMA store)"),

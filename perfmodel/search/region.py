@@ -129,7 +129,7 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
     def t_min(f: float) -> float:
         return max(per_sm / f, l2_bytes / l2_bps(f), hbm_bytes / hbm_bps, tag_s, 1e-12) + fill_cycles / f + fill_s
 
-    from ..sim.power import power_cap
+    from ..sim.power import hbm_rail_factor, power_cap
     cap = power_cap(regime, hw)      # the power limit of the regime (None: boost or a fixed clock, no limit)
     if cap is None:
         return problem.flops / (t_min(f_top) + launch_s) / 1e12
@@ -150,7 +150,8 @@ def group_bound(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, regim
         room = limit - s * base
         if room <= 0:
             return math.inf
-        work = s * (a_tc * w * math_c / (f * sms) + a_l2 * moved / l2_bps(f)) + a_hbm * hbm_bytes / hw.hbm.bandwidth_bytes_per_s
+        work = (s * (a_tc * w * math_c / (f * sms) + a_l2 * moved / l2_bps(f))
+                + a_hbm * hbm_rail_factor(f, hw) * hbm_bytes / hw.hbm.bandwidth_bytes_per_s)
         return max(work / room - idle, 0.0)
 
     def t_pow(f: float) -> float:

@@ -7,7 +7,7 @@ keeps the tensor cores busy less of the time draws less power per cycle and runs
 boost clock. The model (CMOS dynamic power C V^2 f, with V rising with f along the DVFS curve, so
 P ~ f^gamma at fixed activity, for everything on the SM clock's rail; HBM on its own clock and rail)::
 
-    P(f) / P_cap = (f / f_sustained)^gamma * ((1 - a_tc) + a_tc * w * u_tc + a_l2 * u_l2)  +  a_hbm * u_hbm(f)
+    P(f) / P_cap = (f / f_sustained)^gamma * ((1 - a_tc) + a_tc * w * u_tc + a_l2 * u_l2)  +  a_hbm * u_hbm(f) * r(f)
 
     u_tc  chip-wide tensor-core activity: math-busy cycles of all SMs / (cycles x SMs)
     w     tensor power per busy cycle relative to the f16/bf16 burn (``f8_tensor_power_ratio`` for 8-bit kinds, times
@@ -18,7 +18,10 @@ P ~ f^gamma at fixed activity, for everything on the SM clock's rail; HBM on its
     a_tc  ``tensor_power_fraction``: share of the capped power that follows tensor activity
     a_l2  ``l2_power_fraction``: power of a saturated L2 path, as a share of the cap
     a_hbm ``hbm_power_w / gpu.tdp_w``: what HBM reads at the datasheet rate add to the board power
-          (microbench mb_power: DRAM, PHY, memory controllers and the L2 miss path; W)
+          (microbench mb_power at the boost clock: DRAM, PHY, memory controllers and the L2 miss path; W)
+    r(f)  ``hbm_rail_factor``: the share s = ``hbm_core_share`` of that power is drawn on the GPU core's rail (memory
+          controllers, L2 miss path, crossbar), whose voltage follows the SM clock: (1 - s) + s (f / boost)^(gamma - 1)
+          (V^2, as the SM rail's P ~ V^2 f ~ f^gamma); 1 at the boost clock mb_power measured it at
 
 Between launches the SMs idle (the power limiter averages over many launches): a kernel of T = cycles / f
 seconds launched back to back, each launch followed by ``launch_overhead_s + launch_gap_s`` of idle SMs, does
@@ -121,14 +124,24 @@ def relative_power(act: Activity, weight: float, hw: HardwareSpec, busy: float =
     return sum(_rail_terms(act, weight, hw, busy))
 
 
+def hbm_rail_factor(f: float, hw: HardwareSpec) -> float:
+    """HBM power per byte at SM clock f relative to its measurement at the boost clock (mb_power): the share
+    ``clock.hbm_core_share`` on the GPU core's rail (memory controllers, L2 miss path, crossbar) follows the core
+    voltage, V^2 ~ (f / boost)^(gamma - 1) as the SM rail's P ~ V^2 f ~ f^gamma; the rest (DRAM, PHY) is flat."""
+    s = hw.clock.hbm_core_share or 0.0
+    if s <= 0:
+        return 1.0
+    return (1.0 - s) + s * (f / hw.clock.boost_hz) ** (hw.clock.power_exponent - 1.0)
+
+
 def hbm_share(act: Activity, f: float, hw: HardwareSpec) -> float:
-    """HBM power at clock f as a share of the cap while the kernel runs: a_hbm x u_hbm, u_hbm scaled from the
-    simulated clock."""
+    """HBM power at clock f as a share of the cap while the kernel runs: a_hbm x u_hbm x hbm_rail_factor, u_hbm
+    scaled from the simulated clock."""
     a_hbm = hw.clock.hbm_power_w / hw.gpu.tdp_w
     if a_hbm <= 0 or act.hbm <= 0:
         return 0.0
     at = act.at_hz or hw.clock.sustained_tensor_hz
-    return a_hbm * min(act.hbm * f / at, hw.hbm.achievable_fraction)
+    return a_hbm * min(act.hbm * f / at, hw.hbm.achievable_fraction) * hbm_rail_factor(f, hw)
 
 
 def power_terms(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> dict[str, float]:
