@@ -100,8 +100,8 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     cal = _calibration(gpu)
     l2 = cal[(cal["pred_bottleneck"] == "l2") & cal["wide_no_mc"] & ~cal["drift"]]   # "long-K points aside"
     assert len(l2) >= 50
-    lo, hi = (-0.02, 0.0) if gpu == "h100-sxm" else (-0.05, -0.03)
-    assert lo <= l2["rel_err"].mean() <= hi                    # "predicted 1% (H100) / 4% (H200) slower on average"
+    lo, hi = (-0.02, 0.0) if gpu == "h100-sxm" else (-0.04, -0.02)
+    assert lo <= l2["rel_err"].mean() <= hi                    # "predicted 1% (H100) / 3% (H200) slower on average"
     lo, hi = (0.025, 0.04) if gpu == "h100-sxm" else (0.04, 0.06)
     assert lo <= l2["rel_err"].abs().mean() <= hi              # "3% (H100) / 5% (H200) off on average"
     lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.07, 0.15)
@@ -207,16 +207,16 @@ def test_the_short_kernel_caveat_follows_the_predicted_time():
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_hbm_heavy_clock_figures_hold_on_the_calibration_half(gpu):
-    """"a clock 4% (H100) / 7% (H200) above the predicted one on average (the others within 1%), 0% (H100) / 5% (H200)
-    slower than predicted, 17 in 217 (H100) / 14 in 33 (H200) more than 10% off, from 21% faster to 47% slower"."""
+    """"a clock 2% (H100) / 4% (H200) above the predicted one on average (the others within 2%), 1% (H100) / 5% (H200)
+    slower than predicted, 20 in 219 (H100) / 15 in 44 (H200) more than 10% off, from 21% faster to 47% slower"."""
     cal = _calibration(gpu)
     heavy = cal["caveats"].str.contains("hbm-heavy-clock")
     assert heavy.sum() >= (150 if gpu == "h100-sxm" else 25)
     probed = cal.dropna(subset=["meas_kernel_clock_hz"])
     err = probed["pred_clock_hz"] / probed["meas_kernel_clock_hz"].astype(float) - 1
-    lo, hi = (-0.06, -0.03) if gpu == "h100-sxm" else (-0.09, -0.05)
+    lo, hi = (-0.035, -0.01) if gpu == "h100-sxm" else (-0.06, -0.03)
     assert lo <= err[heavy[probed.index]].mean() <= hi
-    assert abs(err[~heavy[probed.index]].mean()) <= 0.015
+    assert abs(err[~heavy[probed.index]].mean()) <= 0.02
     _assert_figures(cal[heavy], gpu, mean=((-0.02, 0.02), (0.03, 0.07)), beyond_10=((0.05, 0.11), (0.3, 0.55)),
                     span=(-0.22, 0.48))
 

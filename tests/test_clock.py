@@ -11,7 +11,7 @@ from perfmodel.cli import main
 from perfmodel.prediction.predict import predict, predict_many
 from perfmodel.sim.clock import (BOOST, SHORT, SUSTAINED, ClockError, ClockRegime, Regime, parse_clock,
                                  regime_for_loop, resolve)
-from perfmodel.sim.power import Activity, board_power, power_limited_clock_hz
+from perfmodel.sim.power import Activity, board_power, hbm_rail_factor, power_limited_clock_hz
 
 H100, H200 = load_hardware("h100-sxm"), load_hardware("h200")
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
@@ -100,9 +100,11 @@ def test_hbm_traffic_costs_power():
     f1 = power_limited_clock_hz(Activity(0.8, 0.3, hbm=0.5, at_hz=f0), P, H100)
     assert f1 < f0
     assert board_power(Activity(0.8, 0.3, hbm=0.5, at_hz=f0), f1, P, H100) == pytest.approx(1.0, abs=1e-6)
-    # the HBM term is the measured watts over the cap, at the datasheet rate
+    # the HBM term is the measured watts over the cap, at the datasheet rate, its core-rail share at this clock's voltage
     assert board_power(Activity(0.8, 0.3, hbm=0.5, at_hz=f0), f0, P, H100) - board_power(base, f0, P, H100) \
-        == pytest.approx(0.5 * H100.clock.hbm_power_w / H100.gpu.tdp_w)
+        == pytest.approx(0.5 * H100.clock.hbm_power_w / H100.gpu.tdp_w * hbm_rail_factor(f0, H100))
+    assert hbm_rail_factor(H100.clock.boost_hz, H100) == pytest.approx(1.0)
+    assert hbm_rail_factor(f0, H100) < 1.0
     assert H200.clock.hbm_power_w > H100.clock.hbm_power_w     # its own measurement: more bytes/s, more watts
 
 

@@ -185,7 +185,7 @@ def test_the_core_rail_share_of_hbm_power_follows_the_core_voltage():
     so the power-limited clock it runs at rises; at boost (where mb_power measured it) nothing changes."""
     from perfmodel.sim.power import hbm_rail_factor
     boost = TOY.clock.boost_hz
-    flat = TOY.with_values(**{"clock.hbm_power_w": 300.0})
+    flat = TOY.with_values(**{"clock.hbm_power_w": 300.0, "clock.hbm_core_share": 0.0})
     core = flat.with_values(**{"clock.hbm_core_share": 0.4})
     assert hbm_rail_factor(0.7 * boost, flat) == 1.0
     assert hbm_rail_factor(boost, core) == pytest.approx(1.0)
