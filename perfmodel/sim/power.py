@@ -5,7 +5,7 @@ the SM clock until the power fits. Our microbenchmark measured the end point (1.
 under a full-rate bf16 wgmma burn on every SM at 697 W, ``clock.sustained_tensor_hz``); a kernel that
 keeps the tensor cores busy less of the time draws less power per cycle and runs faster, up to the
 boost clock. The model (CMOS dynamic power C V^2 f, with V rising with f along the DVFS curve, so
-P ~ f^gamma at fixed activity, for everything on the SM clock's rail; HBM on its own clock and rail)::
+P ~ f^gamma at fixed activity, for everything on the SM clock's rail; HBM on its own clock, mostly on its own rail)::
 
     P(f) / P_cap = (f / f_sustained)^gamma * ((1 - a_tc) + a_tc * w * u_tc + a_l2 * u_l2)  +  a_hbm * u_hbm(f) * r(f)
 
