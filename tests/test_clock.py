@@ -151,3 +151,20 @@ def test_predict_names_the_short_regime(argv, words, capsys):
     assert main(["predict", "--gpu", "h100-sxm", "--dtype", "bf16", "--clock", "short", *argv]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert words in first and "(fixed)" not in first
+
+
+def test_predict_prints_the_power_law_by_term_and_a_capped_kernel_draws_the_cap(capsys):
+    """`predict --clock sustained` says why its clock: the law's watts by term at that clock; a power-limited kernel's
+    sum to the 700 W cap, one under the cap (a skinny grid at the tensor clock ceiling) to less."""
+    capped = ["predict", "--gpu", "h100-sxm", "--problem", "8192x8192x8192", "--dtype", "bf16", "--config",
+              "128x256x64_i64x256x16_cg1_cl2x1_mc1_s4_sw128-128_wg2_acc1_pm8_etma", "--clock", "sustained"]
+    assert main(capped) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("power "))
+    total = float(line.split("MHz: ")[1].split(" W =")[0])
+    assert total == pytest.approx(H100.gpu.tdp_w, abs=1.0)
+    assert all(term in line for term in ("static", "tensor", "l2", "hbm"))
+    light = ["predict", "--gpu", "h100-sxm", "--problem", "64x4096x28672", "--dtype", "bf16", "--config",
+             "64x256x64_i64x256x16_cg1_cl1x1_mc0_s5_sw128-128_wg1_acc1_pm8_etma", "--clock", "sustained"]
+    assert main(light) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("power "))
+    assert float(line.split("MHz: ")[1].split(" W =")[0]) < H100.gpu.tdp_w - 50

@@ -114,6 +114,11 @@ def _power_words(d) -> str:
     power where the grid's tiles reach beyond the matrix edge."""
     line = (f"power      activity: tensor cores {d['tensor_activity'] * 100:.0f}%, L2 {d.get('l2_activity', 0.0) * 100:.0f}%, "
             f"HBM {d.get('hbm_activity', 0.0) * 100:.0f}%")
+    watts = d.get("board_power_w")
+    if watts:
+        line += (f"; the power law at {d['power_limited_clock_hz'] / 1e6:.0f} MHz: {sum(watts.values()):.0f} W = "
+                 + " + ".join(f"{k} {v:.0f}" for k, v in watts.items())
+                 + " (averaged over back-to-back launches, sim/power.py)")
     w = d.get("zero_fill_power_weight", 1.0)
     if w < 1.0:
         a, b, k = d["operand_fill"]

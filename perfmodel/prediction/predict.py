@@ -191,13 +191,15 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: 
     shows. Not kept (docs/calibrate.md, the twentieth session)."""
     from ..sim.model import run_inputs
     from ..sim.params import at_clock
-    from ..sim.power import Activity, power_limited_clock_hz, zero_fill_weight
+    from ..sim.power import Activity, power_limited_clock_hz, power_terms, zero_fill_weight
     act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0),
                    res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock, cycles=res.cycles,
                    streamed=True, operand_fill=inputs.params.operand_fill)
     f = power_limited_clock_hz(act, problem, hw, cap)
     power = {"power_limited_clock_hz": f, "operand_fill": tuple(inputs.params.operand_fill),
-             "zero_fill_power_weight": zero_fill_weight(hw, inputs.params.operand_fill)}
+             "zero_fill_power_weight": zero_fill_weight(hw, inputs.params.operand_fill),
+             # the law's board power at that clock by term (W, averaged over back-to-back launches): why this clock
+             "board_power_w": {k: v * hw.gpu.tdp_w for k, v in power_terms(act, f, problem, hw).items()}}
     if abs(f / clock - 1.0) < CLOCK_RERUN_TOLERANCE:
         res.details.update(power)
         return f, res
