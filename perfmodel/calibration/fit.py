@@ -516,8 +516,7 @@ def load(datasets: str | os.PathLike | Sequence[str | os.PathLike]) -> tuple[pd.
     return measured_frame([datasets] if isinstance(datasets, (str, os.PathLike)) else list(datasets))
 
 
-__all__ = ["POWER_PREFIX", "SM90_PARAMETERS", "SUSTAINED_LOOP_S", "CalibrationError", "FitResult", "Parameter", "Split", "load_split",
-           "split_path",
+__all__ = ["POWER_PREFIX", "SM90_PARAMETERS", "SUSTAINED_LOOP_S", "CalibrationError", "FitResult", "Parameter", "Split",
            "SplitFigures", "apply_fit", "check_fittable", "clock_frame", "clock_loss", "evaluate_split", "figures_dict",
-           "fit", "fit_source", "gemm_model_power_w", "gemm_power_runs", "load", "log_loss", "power_runs", "select_parameters", "split",
-           "topk_recall"]
+           "fit", "fit_source", "gemm_model_power_w", "gemm_power_runs", "load", "load_split", "log_loss", "power_runs",
+           "select_parameters", "split", "split_path", "topk_recall"]

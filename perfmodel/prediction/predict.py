@@ -191,10 +191,8 @@ def _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap: 
     shows. Not kept (docs/calibrate.md, the twentieth session)."""
     from ..sim.model import run_inputs
     from ..sim.params import at_clock
-    from ..sim.power import Activity, power_limited_clock_hz, power_terms, zero_fill_weight
-    act = Activity(res.details.get("tensor_activity", 0.0), res.details.get("l2_activity", 0.0),
-                   res.details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock, cycles=res.cycles,
-                   streamed=True, operand_fill=inputs.params.operand_fill)
+    from ..sim.power import power_limited_clock_hz, power_terms, zero_fill_weight
+    act = _activity(res.details, hw, clock, res.cycles, inputs.params.operand_fill)
     f = power_limited_clock_hz(act, problem, hw, cap)
     power = {"power_limited_clock_hz": f, "operand_fill": tuple(inputs.params.operand_fill),
              "zero_fill_power_weight": zero_fill_weight(hw, inputs.params.operand_fill),
@@ -219,14 +217,18 @@ def activity_at(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, clock
     activity simulated at ``clock_hz`` and the in-bounds shares of its tiles (sim/scheduler.operand_fill), as the
     power-limited clock weighs them. For the power law at a measured kernel's own clock (calibration/fit.py's GEMM
     power rows, benchmarks/power_decomposition.py, clock_by_hbm.py --power)."""
-    from ..sim.power import Activity
     from ..sim.scheduler import make_schedule, operand_fill
     p = predict(problem, cfg, hw, clock_hz=clock_hz)
-    d = p.details
-    act = Activity(d.get("tensor_activity", 0.0), d.get("l2_activity", 0.0),
-                   d.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock_hz, cycles=p.cycles, streamed=True,
-                   operand_fill=operand_fill(problem, cfg, make_schedule(problem, cfg, hw)))
-    return act, p
+    return _activity(p.details, hw, clock_hz, p.cycles, operand_fill(problem, cfg, make_schedule(problem, cfg, hw))), p
+
+
+def _activity(details, hw: HardwareSpec, clock_hz: float, cycles: float, fill):
+    """The chip activity sim/power.py weighs, from a simulation's details at ``clock_hz``: a GEMM streaming its operands,
+    its HBM activity over the achievable rate, launched back to back (``cycles``), with its tiles' in-bounds ``fill``."""
+    from ..sim.power import Activity
+    return Activity(details.get("tensor_activity", 0.0), details.get("l2_activity", 0.0),
+                    details.get("hbm_activity", 0.0) * hw.hbm.achievable_fraction, clock_hz, cycles=cycles,
+                    streamed=True, operand_fill=fill)
 
 
 def prediction_row(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, p: Prediction | None,
