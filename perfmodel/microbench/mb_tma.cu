@@ -15,11 +15,12 @@
 //  - (--gpc-probe) the SMs a grid lands on, the SMs that share a GPC (clusters of 2..16), and the skinny ring on
 //    SMs of one GPC against SMs spread over the GPCs (gpc_smid_order, gpc_clusters, tma_gpc_ring); (--gpc-wide) the
 //    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide); (--oob-land) a stage's
-//    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land).
+//    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
+//    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --skinny-only [--ncu] |
 //        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob]
+//        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share).
 #include "mb_tma_common.cuh"
@@ -44,6 +45,7 @@ static bool g_pair_share = false;   // only --pair-share
 static bool g_pair_smem = false;    // only --pair-smem
 static bool g_direct_store = false; // only --direct-store
 static bool g_mc_oob = false;       // only --mc-oob
+static bool g_gpc_load = false;     // only --gpc-load
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -1591,6 +1593,47 @@ static void bench_gpc_wide(Ctx& c) {
   });
 }
 
+// --gpc-load (issue 8, the twenty-second session): is a crowded GPC's pool of in-flight loads held longer while the
+// rest of the chip loads the HBM? The model holds a pool's miss-like bytes tma.pool_queue_share of the loaded HBM queue
+// longer, which makes one-wave skinny grids of private B (all misses) 8-12% slower than measured at 32-48 CTAs, while
+// the GEMM's CTA probe finds GPC 0 no slower than the others there. n0 SMs of one GPC (12: a crowded GPC; 4: not)
+// stream a skinny ring while `load` SMs spread over the other GPCs stream the same ring (each CTA its own B rows, from
+// HBM). Rings: B only (the 64x256 tile's 256-row box, 5 stages), the 64x256 tile's boxes (a shared in-bounds 64-row A
+// box), the 128x128 tile's at M = 64 (half the A box beyond the edge) and at M = 16 (112 of its 128 rows). Records
+// "tma_gpc_load": the GPC's CTAs' and the loading CTAs' median cycles a k-block, the chip's B bytes a second.
+static void bench_gpc_load(Ctx& c) {
+  const int smem = smid_probe_smem();
+  std::vector<std::vector<int>> gpcs = gpc_groups(smem, true);
+  if (gpcs.size() < 2) return;
+  const SkinnyRing rings[] = {{0, 256, 5, 0}, {64, 256, 5, 0, 64}, {128, 128, 6, 0, 64}, {128, 128, 6, 0, 16}};
+  const int k_iters = (int)(kSkinnyK / 64);
+  for (const SkinnyRing& k : rings) {
+    // B of ctas x rows_b rows of K must fit the big tensor: at most 72 CTAs of 256-row B
+    const int max_ctas = (int)((c.big.rows * c.big.cols - (uint64_t)k.a_tensor_rows * kSkinnyK) / (kSkinnyK * k.rows_b));
+    for (int n0 : {12, 4}) {
+      for (int load : {0, 12, 24, 36, 48, 60, 72, 84, 96}) {
+        std::vector<int> set(gpcs[0].begin(), gpcs[0].begin() + n0);
+        for (int i = 0; (int)set.size() < n0 + load; ++i) {
+          const size_t g = 1 + i % (gpcs.size() - 1), j = i / (gpcs.size() - 1);
+          if (j >= gpcs[g].size()) break;
+          set.push_back(gpcs[g][j]);
+        }
+        if ((int)set.size() < n0 + load || (int)set.size() > max_ctas) continue;
+        const SkinnyRun run = skinny_ring(c, k, (int)set.size(), 3, &set);
+        const std::vector<double> r = per_cta_rates(c.cycles, (int)set.size(), (double)k_iters);
+        const std::vector<double> own(r.begin(), r.begin() + n0), others(r.begin() + n0, r.end());
+        Rec rec("tma_gpc_load");
+        rec.num("gpc_sms", n0).num("load_sms", load).num("a_box_rows", k.rows_a).num("a_tensor_rows", k.a_tensor_rows)
+            .num("gpc_cycles_per_kblock", 1.0 / median(own))
+            .num("gpc_max_cycles_per_kblock", 1.0 / *std::min_element(own.begin(), own.end()))
+            .num("load_cycles_per_kblock", others.empty() ? 0.0 : 1.0 / median(others))
+            .str("sms", join_ints(set, ',').c_str());
+        skinny_fields(rec, k, (int)set.size(), run).emit();
+      }
+    }
+  }
+}
+
 // --oob-land: how long a stage takes from issue to landing, with and without zero fill, as the CTAs streaming grow:
 // the skinny ring (a 128-row B box; a 128-row A box with 0 / 64 / 112 of its rows beyond A's, or a 256-row one with
 // 0 / 128 / 192) with no work, B L2-resident (its k-blocks wrap every 8) or from HBM, 2 / 4 / 6 stages, 8..112 CTAs.
@@ -1766,8 +1809,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--pair-smem")) g_pair_smem = true;
     else if (!strcmp(argv[i], "--direct-store")) g_direct_store = true;
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
+    else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1803,6 +1847,7 @@ int main(int argc, char** argv) {
   if (g_pair_smem) { bench_pair_smem(c); return 0; }
   if (g_direct_store) { bench_direct_store(c); return 0; }
   if (g_mc_oob) { bench_mc_oob(c); return 0; }
+  if (g_gpc_load) { bench_gpc_load(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
