@@ -167,10 +167,11 @@ def test_the_slowest_cta_of_a_one_wave_grid_carries_its_edge_tile_s_zero_fill():
     assert edge_fractions(make_problem("256x3584x14336", "bf16"), cfg, 1) == (0.0, 0.0)
     inputs = build_inputs(one_wave, cfg, hw, 1.8e9)
     assert inputs.schedule.tiles_per_cta == 1
-    total, miss = gpc_inflight_bytes_per_stage(one_wave, cfg, inputs.traffic, 1)
-    _, grid_miss = gpc_inflight_bytes_per_stage(one_wave, cfg, inputs.traffic)
+    total, miss, oob = gpc_inflight_bytes_per_stage(one_wave, cfg, inputs.traffic, 1)
+    _, grid_miss, grid_oob = gpc_inflight_bytes_per_stage(one_wave, cfg, inputs.traffic)
     assert miss - grid_miss == pytest.approx(128 * 128 * (96 / 128 - 96 / 256) * (1 - inputs.traffic.a_miss_fraction))
-    assert inputs.params.gpc_miss_bytes == pytest.approx(miss)
+    assert oob == pytest.approx(128 * 128 * 96 / 128) and grid_oob == pytest.approx(128 * 128 * 96 / 256)
+    assert inputs.params.gpc_miss_bytes == pytest.approx(miss) and inputs.params.gpc_oob_bytes == pytest.approx(oob)
 
 
 def test_a_ctas_first_tile_merges_its_shared_panels_in_step_with_the_grid():

@@ -56,8 +56,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "hbm-heavy-clock",
             f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 2% (H100) / 4% "
             "(H200) above the predicted one on average where the in-kernel probe read it (the other power-limited "
-            "and uncapped kernels within 2%), and measured 1% (H100) / 5% (H200) slower than predicted on average, "
-            "20 in 219 (H100) / 15 in 44 (H200) more than 10% off, from 21% faster to 47% slower (calibration half). "
+            "and uncapped kernels within 2%), and measured 1% (H100) / 4% (H200) slower than predicted on average, "
+            "19 in 220 (H100) / 18 in 51 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
             "The power law (sim/power.py) lets the core-rail share of the HBM path's power fall with the core voltage "
             "(clock.hbm_core_share, since 2026-11-27: the miss was 4% / 7% before); what is left is the mix of L2, HBM "
             "and tensor power at low clocks (benchmarks/clock_by_hbm.py --power) and, on the H200, cycles predicted "
@@ -66,7 +66,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         out.append(Caveat(
             "short-kernel",
             f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 2% (H100) and 1% (H200) slower than "
-            "predicted on average, 7% (H100) / 6% (H200) of them more than 10% off (calibration half; mostly one-wave "
+            "predicted on average, 7% (H100) / 4% (H200) of them more than 10% off (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s), "
             "the clusters' barrier before exit (gpu.cluster_exit_s), "
             "each CTA's set-up (gpu.cta_setup_s) and the first loads' latency; on some cards one crowded GPC runs "
@@ -82,7 +82,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "how far a configuration's CTAs spread is not modelled (128x128 at 4 stages stays in step; rings of 3 stages "
             "count a seventh of the spread, l2.sm_rate_spread_shallow; whether a ring falls out of step is bistable: "
             "mb_tma --walk-drift). Such points measured 1% slower (H100) / 6% slower (H200) than "
-            "predicted on average, 7% / 30% of them more than 10% off, from 21% faster to 47% slower (calibration "
+            "predicted on average, 8% / 30% of them more than 10% off, from 18% faster to 47% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
@@ -103,7 +103,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "a slice of the multicast box lies wholly beyond the matrix edge (one CTA of the cluster loads zero fill "
             "only): such a pair ran as slow as the same tile without multicast, or slower (the low-fill probe), and "
             "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 2% faster "
-            "(H100) / 2% slower (H200) than predicted on average, 7 in 20 (H100) / 2 in 7 (H200) more than 10% off, "
+            "(H100) / 2% slower (H200) than predicted on average, 8 in 20 (H100) / 2 in 7 (H200) more than 10% off, "
             "from 28% faster to 15% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
@@ -121,8 +121,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             out.append(Caveat(
                 "skinny-128-row-tiles",
                 head + "such tiles measured 0% (H100) and 6% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 25%, and -1% (H100) / -1% (H200) at 25-40 and above 100 (calibration half). The model counts "
-                "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, held longer under HBM load: "
+                "up to 20%, and -2% (H100) / -2% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, their zero fill held longer under HBM load: "
                 "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
                 "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
         else:

@@ -85,6 +85,7 @@ class SimParams:
     l2_first_bytes_per_stage: float = 0.0
     gpc_stage_bytes: float = 0.0      # a stage's bytes in flight (its L2 reads) and the part that waits as long
     gpc_miss_bytes: float = 0.0       # as an HBM miss (gpu.gpc_inflight_bytes; memory.gpc_inflight_bytes_per_stage)
+    gpc_oob_bytes: float = 0.0        # and of those the zero fill (rows beyond the matrix edge)
     gpc_crowd_sms: int = 0            # SMs of the busiest GPC (0: GPCs not modelled)
     l2_chip_bytes_per_clock: float = 0.0  # this SM's share of the chip's L2 bandwidth, the pool's limit aside (power)
     l2_pool_stage_cycles: float = 0.0     # cycles a stage takes at the GPC in-flight pool's limit (0: no limit)
@@ -279,7 +280,7 @@ HBM_QUEUE_MAX_UTILIZATION = 0.85
 
 
 def _loaded_pool_rate(pool_bytes: float, held0: float, queue_byte_cycles: float, hbm_cycles_per_stage: float) -> float:
-    """Stages a cycle r that an SM's share of its GPC's pool (pool_bytes) allows when its miss-like bytes wait at the
+    """Stages a cycle r that an SM's share of its GPC's pool (pool_bytes) allows when its zero-filled bytes wait at the
     loaded HBM latency: r x (held0 + queue_byte_cycles x u / (1 - u)) = pool_bytes, with u = r x hbm_cycles_per_stage
     the SM's use of its HBM share, held below HBM_QUEUE_MAX_UTILIZATION as in the pipeline (the left side grows
     with r: bisection)."""
@@ -296,26 +297,29 @@ def _loaded_pool_rate(pool_bytes: float, held0: float, queue_byte_cycles: float,
 
 
 def _memory_shares(hw: HardwareSpec, clock_hz: float, sched: Schedule, l2_bytes_per_stage: float,
-                   gpc_bytes: tuple[float, float], crowd: int, hbm_bytes_per_stage: float = 0.0) -> dict:
+                   gpc_bytes: tuple[float, float, float], crowd: int, hbm_bytes_per_stage: float = 0.0) -> dict:
     """This SM's share of L2 and HBM bandwidth per SM cycle: the only inputs that depend on the clock. The L2
     share is also held to what the SM's share of its GPC's in-flight TMA loads allows (gpu.gpc_inflight_bytes
     over the ``crowd`` SMs of the busiest GPC, HardwareSpec.busiest_gpc_sms: a grid that crowds one GPC is as
-    slow as that GPC's SMs): a stage holds its bytes (gpc_bytes: all, the miss-like part) for tma.latency_cycles,
-    the miss-like ones an HBM miss longer, so the SM completes at most (its share of the pool) / (those
-    byte-cycles) stages a cycle; converted to the L2 occupancy bytes the L2 server counts. Under load the
-    miss-like bytes are held tma.pool_queue_share of the loaded HBM queueing longer (tma.hbm_queue_ns x u / (1 - u),
-    u this SM's use of its HBM share, as in the pipeline; _loaded_pool_rate)."""
+    slow as that GPC's SMs): a stage holds its bytes (gpc_bytes: all, the miss-like part, the zero fill among those)
+    for tma.latency_cycles, the miss-like ones an HBM miss longer, so the SM completes at most (its share of the pool)
+    / (those byte-cycles) stages a cycle; converted to the L2 occupancy bytes the L2 server counts. Under load the
+    zero-filled bytes are held tma.pool_queue_share of the loaded HBM queueing longer (tma.hbm_queue_ns x u / (1 - u),
+    u this SM's use of its HBM share, as in the pipeline; _loaded_pool_rate); the misses are not: mb_tma --gpc-load
+    (data/ncu/gpc_load_h100) finds a crowded GPC's all-miss rings given their SMs' fair share of a saturated HBM (12
+    SMs of one GPC beside 24-48 others: 796 / 791, 1016 / 1018, 1274 / 1230 cycles a k-block), while its rings with
+    zero fill fall 20-40% behind the loading SMs as the chip loads, before the HBM saturates."""
     l2 = chip = l2_bytes_per_sm_clock(hw, clock_hz) / sched.active_sms
     hbm_share = hw.hbm_bytes_per_clock(clock_hz) / sched.active_sms
-    total, miss = gpc_bytes
+    total, miss, oob = gpc_bytes
     pool_cycles = 0.0
     if crowd and total > 0 and l2_bytes_per_stage > 0:
         miss_c, queue_c = _hbm_latency(hw, clock_hz)
         held = total * hw.tma.latency_cycles + miss * miss_c   # byte-cycles a stage
         rate = hw.gpu.gpc_inflight_bytes / crowd / held
         share = hw.tma.pool_queue_share or 0.0
-        if share and queue_c and miss and hbm_bytes_per_stage > 0:     # held longer while HBM queues
-            rate = _loaded_pool_rate(hw.gpu.gpc_inflight_bytes / crowd, held, miss * queue_c * share,
+        if share and queue_c and oob and hbm_bytes_per_stage > 0:     # zero fill held longer while HBM queues
+            rate = _loaded_pool_rate(hw.gpu.gpc_inflight_bytes / crowd, held, oob * queue_c * share,
                                      hbm_bytes_per_stage / hbm_share)
         l2 = min(l2, rate * l2_bytes_per_stage)
         pool_cycles = 1.0 / rate
@@ -355,7 +359,8 @@ def at_clock(inputs: ModelInputs, hw: HardwareSpec, clock_hz: float) -> ModelInp
     p = inputs.params
     params = dataclasses.replace(p, **_memory_shares(hw, clock_hz, inputs.schedule,
                                                      p.l2_bytes_per_k,
-                                                     (p.gpc_stage_bytes, p.gpc_miss_bytes), p.gpc_crowd_sms,
+                                                     (p.gpc_stage_bytes, p.gpc_miss_bytes, p.gpc_oob_bytes),
+                                                     p.gpc_crowd_sms,
                                                      p.hbm_bytes_per_stage),
                                  **_latencies(hw, clock_hz, inputs.traffic, p.grid_zero_fill_bytes),
                                  cta_setup_cycles=_setup_cycles(hw, clock_hz) if p.cta_setup_cycles else 0.0)
@@ -430,7 +435,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     l2_occ = load_occ + store_occ / k_iters
     # (all, miss-like) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
     # loads of the software-pipelined families are not counted in it)
-    gpc_b = (0.0, 0.0) if cp_async else tuple(
+    gpc_b = (0.0, 0.0, 0.0) if cp_async else tuple(
         c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf, sched.tiles_per_cta))
     # clock-free: at_clock reuses it
     crowd = hw.busiest_gpc_sms(sched.active_sms, sched.cluster_size, sch.cluster_launch)
@@ -457,7 +462,7 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         hbm_bytes_per_stage=hbm_b,
         tma_bytes_per_clock=(hw.lsu.cp_async_bytes_per_clock_per_sm if cp_async
                              else tma_bytes_per_clock(problem, cfg, hw)),
-        gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1], gpc_crowd_sms=crowd,
+        gpc_stage_bytes=gpc_b[0], gpc_miss_bytes=gpc_b[1], gpc_oob_bytes=gpc_b[2], gpc_crowd_sms=crowd,
         **_memory_shares(hw, clock_hz, sched, l2_occ, gpc_b, crowd, hbm_b), **_latencies(hw, clock_hz, traf, grid_z),
         grid_zero_fill_bytes=grid_z,
         wait_cycles=hw.sync.mbarrier_wait_cycles, arrive_cycles=hw.sync.mbarrier_arrive_cycles,
