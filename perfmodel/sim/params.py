@@ -433,8 +433,8 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
     store_occ = c * store_l2_bytes_per_tile(problem, cfg, hw, sch.store_layout)
     store_lookups = store_l2_lookups_per_tile(problem, cfg, hw, sch.store_layout)
     l2_occ = load_occ + store_occ / k_iters
-    # (all, miss-like, zero-filled) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and ld.global
-    # loads of the software-pipelined families are not counted in it)
+    # (all, miss-like, zero-filled) bytes a stage holds in its GPC's pool of TMA loads (measured for TMA; cp.async and
+    # ld.global loads of the software-pipelined families are not counted in it)
     gpc_b = (0.0, 0.0, 0.0) if cp_async else tuple(
         c * x for x in gpc_inflight_bytes_per_stage(problem, cfg, traf, sched.tiles_per_cta))
     # clock-free: at_clock reuses it
