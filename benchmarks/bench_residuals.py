@@ -66,7 +66,7 @@ def frame(gpu: str, half: str, clock: str = "auto", only: str = "") -> pd.DataFr
 TAIL = 0.08     # the issue's p90 goal: an error beyond it is in the tail the goal counts
 
 
-def tail(gpu: str, half: str, only: str = "", threshold: float = TAIL) -> pd.DataFrame:
+def tail(gpu: str, half: str, only: str = "") -> pd.DataFrame:
     """The rows with the harness's in-kernel clock, each with three errors: ``auto`` (the prediction in its timed loop's
     regime, what the accuracy goals count), ``cycles`` (predicted at the kernel's own clock: the cycle model alone, as
     if the clock model were exact) and ``clock`` (predicted / in-kernel clock - 1: the error if the cycles were exact
@@ -86,7 +86,8 @@ def tail(gpu: str, half: str, only: str = "", threshold: float = TAIL) -> pd.Dat
 def print_tail(df: pd.DataFrame, args, threshold: float = TAIL) -> None:
     """How many rows lie beyond ``threshold`` as predicted, with the clock exact and with the cycles exact, their p90,
     and the tail's rows by trait (which of the two models puts them there)."""
-    print(f"{args.gpu}, {args.split} half: {len(df)} rows with an in-kernel clock; beyond {threshold:.0%} and p90 of |error|")
+    print(f"{args.gpu}, {args.split} half: {len(df)} rows with an in-kernel clock; beyond {threshold:.0%} and p90 of "
+          "|error|")
     for col, what in (("auto", "as predicted (clock auto)"), ("cycles", "clock exact (at the kernel's clock)"),
                       ("clock", "cycles exact (predicted / kernel clock - 1)")):
         e = df[col].abs()
@@ -100,8 +101,8 @@ def print_tail(df: pd.DataFrame, args, threshold: float = TAIL) -> None:
                                               clk=("clock", lambda e: int((e.abs() > threshold / 2).sum())))
         print(f"\nby {t}")
         for key, r in g.iterrows():
-            print(f"  {str(key):<12} {int(r.rows):>4} rows ({int(r.over)} over-predicted)  cycles beyond: {int(r.cyc):>4}  "
-                  f"clock beyond half: {int(r.clk):>4}")
+            print(f"  {str(key):<12} {int(r.rows):>4} rows ({int(r.over)} over-predicted)  "
+                  f"cycles beyond: {int(r.cyc):>4}  clock beyond half: {int(r.clk):>4}")
 
 
 def main() -> None:
@@ -113,8 +114,9 @@ def main() -> None:
                     help="auto: each row in its timed loop's regime; measured: at each row's NVML mean SM clock "
                          "(the cycle model alone, without the clock model)")
     ap.add_argument("--by", default=",".join(TRAITS), help=f"comma-separated traits (of {', '.join(TRAITS)})")
-    ap.add_argument("--tail", action="store_true", help="the rows beyond the p90 goal (8%%): as predicted, with the clock "
-                                                        "exact and with the cycles exact, and by trait")
+    ap.add_argument("--tail", action="store_true",
+                    help="the rows beyond the p90 goal (8%%): as predicted, with the clock exact and with the cycles "
+                         "exact, and by trait")
     ap.add_argument("--rows", metavar="NAME", help="print each row of the datasets whose file name contains NAME "
                                                    "(measured and predicted TFLOP/s, their clocks, the error) instead")
     args = ap.parse_args()

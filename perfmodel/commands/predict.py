@@ -92,8 +92,8 @@ def _print_text(p: Prediction, r, args) -> None:
              if d.get("drift_reads", 1.0) > 1.0 else ""))
     if d.get("l2_share_gpc_bound"):
         print(f"placement  {d['active_sms']} CTAs crowd {d['gpc_crowd_sms']} SMs of one GPC: its pool of in-flight "
-              "loads (gpu.gpc_inflight_bytes, its zero fill held longer under HBM load: tma.pool_queue_share) holds their "
-              "L2 share below the chip's")
+              "loads (gpu.gpc_inflight_bytes, its zero fill held longer under HBM load: tma.pool_queue_share) holds "
+              "their L2 share below the chip's")
     print("utilisation " + "  ".join(f"{k} {v * 100:.0f}%" for k, v in p.utilization.items()))
     if "tensor_activity" in d and p.clock_regime in ("sustained", "short"):
         print(_power_words(d))

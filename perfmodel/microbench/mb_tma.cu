@@ -1596,9 +1596,9 @@ static void bench_gpc_wide(Ctx& c) {
 // --gpc-load (issue 8, the twenty-second session): is a crowded GPC's pool of in-flight loads held longer while the
 // rest of the chip loads the HBM? The model held a pool's miss-like bytes tma.pool_queue_share of the loaded HBM queue
 // longer (until the session that added this), which made one-wave skinny grids of private B (all misses) 8-12% slower
-// than measured at 32-48 CTAs, while the GEMM's CTA probe finds GPC 0 no slower than the others there. n0 SMs of one GPC (12: a crowded GPC; 4: not)
-// stream a skinny ring while `load` SMs spread over the other GPCs stream the same ring (each CTA its own B rows, from
-// HBM). Rings: B only (the 64x256 tile's 256-row box, 5 stages), the 64x256 tile's boxes (a shared in-bounds 64-row A
+// than measured at 32-48 CTAs, while the GEMM's CTA probe finds GPC 0 no slower than the others there. n0 SMs of one
+// GPC (12: a crowded GPC; 4: not) stream a skinny ring while `load` SMs spread over the other GPCs stream the same ring
+// (each CTA its own B rows, from HBM). Rings: B only (the 64x256 tile's 256-row box, 5 stages), the 64x256 tile's boxes (a shared in-bounds 64-row A
 // box), the 128x128 tile's at M = 64 (half the A box beyond the edge) and at M = 16 (112 of its 128 rows). Records
 // "tma_gpc_load": the GPC's CTAs' and the loading CTAs' median cycles a k-block, the chip's B bytes a second.
 static void bench_gpc_load(Ctx& c) {
@@ -1609,7 +1609,8 @@ static void bench_gpc_load(Ctx& c) {
   const int k_iters = (int)(kSkinnyK / 64);
   for (const SkinnyRing& k : rings) {
     // B of ctas x rows_b rows of K must fit the big tensor: at most 72 CTAs of 256-row B
-    const int max_ctas = (int)((c.big.rows * c.big.cols - (uint64_t)k.a_tensor_rows * kSkinnyK) / (kSkinnyK * k.rows_b));
+    const int max_ctas =
+        (int)((c.big.rows * c.big.cols - (uint64_t)k.a_tensor_rows * kSkinnyK) / (kSkinnyK * k.rows_b));
     for (int n0 : {12, 4}) {
       for (int load : {0, 12, 24, 36, 48, 60, 72, 84, 96}) {
         std::vector<int> set(gpcs[0].begin(), gpcs[0].begin() + n0);

@@ -552,8 +552,8 @@ def gpc_inflight_bytes_per_stage(problem: GemmProblem, cfg: KernelConfig, traf: 
                                  tiles_per_cta: int = 0) -> tuple[float, float, float]:
     """(bytes one CTA's stage has in flight, the part that waits as long as an L2 miss, the zero-filled part of it): its
     L2 reads after multicast, of which the rows that miss L2 and the rows beyond the matrix edge (zero fill: they hold
-    their place as long as a miss; our mb_tma --gpc-probe, a half out-of-bounds A box against one in bounds), for the CTA
-    with the most zero fill over its ``tiles_per_cta`` tiles (edge_fractions; 0: the grid's share)."""
+    their place as long as a miss; our mb_tma --gpc-probe, a half out-of-bounds A box against one in bounds), for the
+    CTA with the most zero fill over its ``tiles_per_cta`` tiles (edge_fractions; 0: the grid's share)."""
     mc_a, mc_b = multicast_factors(cfg)
     a = a_stage_bytes(problem, cfg) / mc_a
     b = b_stage_bytes(problem, cfg) / mc_b
