@@ -1,6 +1,7 @@
 """The crowded GPC beside a loaded chip: the tables of mb_tma --gpc-load (issue 8, the twenty-second session).
 
-    python3 benchmarks/gpc_load.py [DIR ...]      # default: data/ncu/gpc_load_h100 data/ncu/gpc_load_h200
+    python3 benchmarks/gpc_load.py [DIR ...]      # default: data/ncu/gpc_load_h100{,_second} and _h200{,_second}
+    python3 benchmarks/gpc_load.py --share        # the zero fill's loaded hold each GPU's runs imply, and the H200's
 
 The records (`tma_gpc_load`, each run's `gpc_load*.jsonl`): n SMs of one GPC (12: crowded, 4: not) stream a skinny
 ring, each its own B rows from HBM, while `load` SMs spread over the other GPCs stream the same ring. Per ring, per n
@@ -8,6 +9,11 @@ and load: the median cycles a k-block of the GPC's CTAs and of the loading CTAs,
 behind), the chip's B bytes a second, and the bytes a cycle the GPC moves (its SMs x the ring's stage bytes over their
 cycles). Why the model holds only a pool's zero fill longer under HBM load (sim/params._memory_shares): on the H100
 the all-miss rings keep pace with the loaders once the HBM saturates, the zero-fill rings fall behind.
+
+--share: per GPU (all its runs together), the hold's slope as the microbenchmark sees it
+(perfmodel.microbench.derive.zero_fill_hold_share at the GPU's hardware file and boost clock), and the H200's
+tma.pool_queue_share: the H100's (a fit on its GEMMs, which the microbenchmark's slope overstates) times the two
+slopes' ratio, the H200 being never fitted on.
 """
 from __future__ import annotations
 
@@ -17,7 +23,9 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT = [ROOT / "data/ncu/gpc_load_h100", ROOT / "data/ncu/gpc_load_h200"]
+sys.path.insert(0, str(ROOT))
+DEFAULT = [ROOT / f"data/ncu/{d}" for d in ("gpc_load_h100", "gpc_load_h100_second", "gpc_load_h200",
+                                          "gpc_load_h200_second")]
 ROW_BYTES = 128          # the rings' box rows (64 bf16)
 
 
@@ -62,11 +70,49 @@ def table(rows: list[dict]) -> list[str]:
     return out
 
 
+def hold_fit(gpu: str, rows: list[dict]):
+    """(hardware file name, HoldFit or None) of one GPU's tma_gpc_load records at its hardware file's figures."""
+    from perfmodel import load_hardware
+    from perfmodel.measure.api import spec_for_gpu
+    from perfmodel.microbench.derive import zero_fill_hold_share
+    from perfmodel.sim.params import HBM_QUEUE_MAX_UTILIZATION
+    spec = spec_for_gpu(gpu)
+    if spec is None:
+        return None, None
+    hw = load_hardware(spec)
+    t = hw.tma
+    return spec, zero_fill_hold_share(rows, hw.gpu.gpc_inflight_bytes, hw.hbm.bandwidth_bytes_per_s
+                                      * hw.hbm.achievable_fraction, t.latency_cycles, t.hbm_miss_latency_cycles,
+                                      t.hbm_queue_ns or 0.0, hw.clock.boost_hz, HBM_QUEUE_MAX_UTILIZATION)
+
+
+def shares(runs: dict[str, list[dict]]) -> list[str]:
+    """The --share lines: each GPU's slope, and the H200's transfer from the H100's fitted value."""
+    from perfmodel import load_hardware
+    out, fits = [], {}
+    for gpu, rows in runs.items():
+        spec, fit = hold_fit(gpu, rows)
+        if fit is None:
+            out.append(f"{gpu}: no zero-fill rings of a crowded GPC")
+            continue
+        fits[spec] = fit
+        out.append(f"{gpu} ({spec}, {fit.points} rings): the zero fill's extra hold = {fit.intercept_cycles:.0f} "
+                   f"cycles + {fit.share:.3f} x hbm_queue x u/(1-u) (rms {fit.rms_cycles:.0f} cycles)")
+    if "h100-sxm" in fits and "h200" in fits:
+        fitted = load_hardware("h100-sxm").tma.pool_queue_share or 0.0
+        ratio = fits["h200"].share / fits["h100-sxm"].share
+        out.append(f"H200 / H100 slope {ratio:.3f}; the H100's fitted tma.pool_queue_share {fitted:.3f} x {ratio:.3f} "
+                   f"= {fitted * ratio:.2f} (the H200's)")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", type=pathlib.Path, help="run folders holding gpc_load*.jsonl")
+    ap.add_argument("--share", action="store_true", help="the zero fill's loaded hold each GPU's runs imply")
     args = ap.parse_args(argv)
     dirs = args.dirs or DEFAULT
+    runs: dict[str, list[dict]] = {}
     for d in dirs:
         files = sorted(d.glob("gpc_load*.jsonl")) if d.is_dir() else []
         if not files:
@@ -78,8 +124,16 @@ def main(argv: list[str] | None = None) -> int:
             except (OSError, json.JSONDecodeError, KeyError) as exc:
                 print(f"gpc_load.py: {f}: unreadable ({exc.__class__.__name__})", file=sys.stderr)
                 return 1
-            print(f"{f.relative_to(ROOT) if f.is_relative_to(ROOT) else f} ({gpu}, {len(rows)} rings)")
-            print("\n".join(table(rows)))
+            runs.setdefault(gpu, []).extend(rows)
+            if not args.share:
+                print(f"{f.relative_to(ROOT) if f.is_relative_to(ROOT) else f} ({gpu}, {len(rows)} rings)")
+                print("\n".join(table(rows)))
+    if args.share:
+        try:
+            print("\n".join(shares(runs)))
+        except (KeyError, TypeError, ValueError) as exc:
+            print(f"gpc_load.py: --share: malformed records ({exc.__class__.__name__})", file=sys.stderr)
+            return 1
     return 0
 
 

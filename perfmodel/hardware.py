@@ -213,9 +213,9 @@ class TmaSection:
     # loaded HBM latency: a miss waits hbm_queue_ns x u / (1 - u) more at HBM utilization u (absent: no queueing
     # below saturation; sim/pipeline.py)
     hbm_queue_ns: float = _f(0, 100000, optional=True)
-    # the share of that queueing a byte in flight holds its GPC's pool of TMA loads (gpu.gpc_inflight_bytes) longer:
-    # the pool counts bytes from request to landing, the box latency its last byte (absent / 0: unloaded holds)
-    pool_queue_share: float = _f(0, 1, optional=True)
+    # how many times that queueing a zero-fill byte in flight holds its GPC's pool of TMA loads (gpu.gpc_inflight_bytes)
+    # longer: the pool counts bytes from request to landing, the box latency its last byte (absent / 0: unloaded holds)
+    pool_queue_share: float = _f(0, 10, optional=True)
     # the L2 bandwidth a box row beyond the matrix edge (zero fill) occupies, relative to a row in bounds (absent: 1)
     oob_l2_cost: float = _f(0, 100, optional=True)
     # the zero fill's wait: a stage's boxes land oob_wait_cycles_per_byte (SM cycles at the boost clock) later per byte

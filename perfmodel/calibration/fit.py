@@ -72,8 +72,8 @@ SM90_PARAMETERS = (
               why="sim/params.py: share of TMA landing bytes that take MMA operand-read cycles"),
     Parameter("l2.lrc_merge_128b", 1.0, 1.6,
               why="sim/memory.py: requesters per L2 read the request coalescer merges, a 4-stage ring (ncu: 1.07-1.53)"),
-    Parameter("tma.pool_queue_share", 0.0, 1.0,
-              why="sim/params.py: share of the loaded HBM queueing a byte holds its GPC's pool of TMA loads longer"),
+    Parameter("tma.pool_queue_share", 0.0, 5.0,
+              why="sim/params.py: times the loaded HBM queueing a zero-fill byte holds its GPC's TMA pool longer"),
 )
 
 

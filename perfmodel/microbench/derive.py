@@ -442,7 +442,7 @@ def rounded(key: str, value: float) -> float | int:
 
 
 __all__ = ["Update", "derive_updates", "select", "fit_line", "rounded", "product_of", "split_for_target",
-           "gpc_inflight_bytes", "PRODUCT_SECTIONS"]
+           "gpc_inflight_bytes", "zero_fill_hold_share", "HoldFit", "PRODUCT_SECTIONS"]
 
 
 # tma.hbm_queue_ns: the loaded HBM latency of tensor-map boxes (issue 8). Points of mb_tma tma_hbm_sms /
@@ -497,6 +497,50 @@ def gpc_inflight_bytes(records: list[dict], latency_cycles: float, miss_latency_
         stage = 128 * r["tile_n"] * (2 if r["a_box"] != "none" else 1)
         vals.append(r["ctas"] * stage / r["cycles_per_kblock"] * (latency_cycles + miss_latency_cycles))
     return (statistics.median(vals), len(vals)) if vals else None
+
+
+@dataclass(frozen=True)
+class HoldFit:
+    """zero_fill_hold_share's least squares: extra hold cycles per zero-fill byte = intercept_cycles + share x
+    queue x u / (1 - u)."""
+    share: float
+    intercept_cycles: float
+    points: int
+    rms_cycles: float
+
+
+def zero_fill_hold_share(records: list[dict], pool_bytes: float, hbm_bytes_per_s: float, latency_cycles: float,
+                         miss_latency_cycles: float, queue_ns: float, clock_hz: float,
+                         max_utilization: float = 0.85) -> HoldFit | None:
+    """How much longer a crowded GPC's pool holds its zero-fill bytes as the chip's HBM loads, from mb_tma --gpc-load
+    (``tma_gpc_load`` records): the rings of GPC_POOL_MIN_SMS or more SMs of one GPC whose A box reaches beyond the
+    matrix edge, beside 0..96 loading SMs. By Little's law each of the GPC's SMs holds its share of the pool
+    (``pool_bytes``, gpu.gpc_inflight_bytes) for its cycles a k-block, so beyond the unloaded hold of a stage (its B
+    rows as misses: latency_cycles + miss_latency_cycles; its A rows, in bounds or not: latency_cycles) the zero-fill
+    bytes are held (cycles x pool / SMs - unloaded) / zero-fill bytes longer. Least squares of that against
+    queue x u / (1 - u) (queue: queue_ns at clock_hz, the rings' clock; u: the chip's B bytes/s over
+    ``hbm_bytes_per_s``, at most ``max_utilization``, as sim/params._loaded_pool_rate holds it) with an intercept
+    (the hold the zero fill has unloaded). The slope is the hold's tma.pool_queue_share as this microbenchmark sees
+    it. None with fewer than three such rings."""
+    queue = queue_ns * 1e-9 * clock_hz
+    xs, ys = [], []
+    for r in records:
+        if r.get("bench") != "tma_gpc_load" or int(r["gpc_sms"]) < GPC_POOL_MIN_SMS:
+            continue
+        box, inb = int(r["a_box_rows"]), int(r["a_tensor_rows"])
+        zero = (box - inb) * 128
+        if zero <= 0:
+            continue
+        b = int(r["tile_n"]) * 128
+        held = b * (latency_cycles + miss_latency_cycles) + box * 128 * latency_cycles
+        u = min(r["b_bytes_per_s"] / hbm_bytes_per_s, max_utilization)
+        xs.append(queue * u / (1.0 - u))
+        ys.append((r["gpc_cycles_per_kblock"] * pool_bytes / int(r["gpc_sms"]) - held) / zero)
+    if len(xs) < 3:
+        return None
+    slope, intercept = fit_line(xs, ys)
+    rms = (sum((intercept + slope * x - y) ** 2 for x, y in zip(xs, ys)) / len(xs)) ** 0.5
+    return HoldFit(slope, intercept, len(xs), rms)
 
 
 # mb_tma --miss-mix points count toward l2.fill_cost while their HBM rate stays below this share of the all-miss
