@@ -1,7 +1,7 @@
 """The crowded GPC beside a loaded chip: the tables of mb_tma --gpc-load (issue 8, the twenty-second session).
 
     python3 benchmarks/gpc_load.py [DIR ...]      # default: data/ncu/gpc_load_h100{,_second} and _h200{,_second}
-    python3 benchmarks/gpc_load.py --share        # the zero fill's loaded hold each GPU's runs imply, and the H200's
+    python3 benchmarks/gpc_load.py --share        # the zero fill's loaded hold each GPU's runs imply
 
 The records (`tma_gpc_load`, each run's `gpc_load*.jsonl`): n SMs of one GPC (12: crowded, 4: not) stream a skinny
 ring, each its own B rows from HBM, while `load` SMs spread over the other GPCs stream the same ring. Per ring, per n
@@ -11,9 +11,10 @@ cycles). Why the model holds only a pool's zero fill longer under HBM load (sim/
 the all-miss rings keep pace with the loaders once the HBM saturates, the zero-fill rings fall behind.
 
 --share: per GPU (all its runs together), the hold's slope as the microbenchmark sees it
-(perfmodel.microbench.derive.zero_fill_hold_share at the GPU's hardware file and boost clock), and the H200's
-tma.pool_queue_share: the H100's (a fit on its GEMMs, which the microbenchmark's slope overstates) times the two
-slopes' ratio, the H200 being never fitted on.
+(perfmodel.microbench.derive.zero_fill_hold_share at the GPU's hardware file and boost clock), and what the H200's
+tma.pool_queue_share would be as the H100's (a fit on its GEMMs, which the microbenchmark's slope overstates) times the
+two slopes' ratio. Tried 2026-11-27 and not kept: the H200 file keeps the H100's value (docs/calibrate.md, the
+twenty-third session).
 """
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def shares(runs: dict[str, list[dict]]) -> list[str]:
         fitted = load_hardware("h100-sxm").tma.pool_queue_share or 0.0
         ratio = fits["h200"].share / fits["h100-sxm"].share
         out.append(f"H200 / H100 slope {ratio:.3f}; the H100's fitted tma.pool_queue_share {fitted:.3f} x {ratio:.3f} "
-                   f"= {fitted * ratio:.2f} (the H200's)")
+                   f"= {fitted * ratio:.2f} (the H200's by this transfer; tried, not kept)")
     return out
 
 

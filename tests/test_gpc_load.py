@@ -68,7 +68,7 @@ def test_zero_fill_hold_share_recovers_a_known_slope_and_needs_zero_fill_rings()
     assert zero_fill_hold_share(few, pool, hbm, lat, miss, q_ns, clk) is None
 
 
-def test_the_h200_s_hold_share_is_the_h100_fit_times_the_microbenchmarks_ratio():
+def test_the_hold_share_the_microbenchmark_implies_on_each_gpu_and_the_transfer_tried():
     from perfmodel import load_hardware
     out = subprocess.run([sys.executable, SCRIPT, "--share"], capture_output=True, text=True, timeout=60,
                          check=True).stdout
@@ -87,5 +87,6 @@ def test_the_h200_s_hold_share_is_the_h100_fit_times_the_microbenchmarks_ratio()
     assert h200.share > 2 * h100.share > 0        # the H200's crowded GPC lags as far at a lower HBM utilization
     assert min(cards["NVIDIA H200"]) > 1.8 * max(cards["NVIDIA H100 80GB HBM3"])   # on every card
     transfer = load_hardware("h100-sxm").tma.pool_queue_share * h200.share / h100.share
-    assert abs(load_hardware("h200").tma.pool_queue_share - transfer) < 0.006
-    assert f"= {transfer:.2f} (the H200's)" in out
+    assert 2.0 < transfer < 2.4 and f"= {transfer:.2f} (the H200's by this transfer; tried, not kept)" in out
+    # not kept (its held-out half did not improve): the H200 keeps the H100's GEMM fit
+    assert load_hardware("h200").tma.pool_queue_share == load_hardware("h100-sxm").tma.pool_queue_share

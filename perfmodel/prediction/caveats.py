@@ -57,7 +57,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 2% (H100) / 4% "
             "(H200) above the predicted one on average where the in-kernel probe read it (the other power-limited "
             "and uncapped kernels within 2%), and measured 1% (H100) / 4% (H200) slower than predicted on average, "
-            "19 in 220 (H100) / 14 in 47 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
+            "19 in 220 (H100) / 18 in 51 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
             "The power law (sim/power.py) lets the core-rail share of the HBM path's power fall with the core voltage "
             "(clock.hbm_core_share, since 2026-11-27: the miss was 4% / 7% before); what is left is the mix of L2, HBM "
             "and tensor power at low clocks (benchmarks/clock_by_hbm.py --power) and, on the H200, cycles predicted "
@@ -65,8 +65,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if time_s is not None and 0 < time_s < SHORT_KERNEL_S:
         out.append(Caveat(
             "short-kernel",
-            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 2% (H100) and 0% (H200) slower than "
-            "predicted on average, 7% (H100) / 2% (H200) of them more than 10% off (calibration half; mostly one-wave "
+            f"predicted under {SHORT_KERNEL_S * 1e6:.0f} us: such kernels measured 2% (H100) and 1% (H200) slower than "
+            "predicted on average, 7% (H100) / 4% (H200) of them more than 10% off (calibration half; mostly one-wave "
             "kernels of the smoke sets, 1000x1992x1016 and the like). The model counts a launch (gpu.launch_overhead_s), "
             "the clusters' barrier before exit (gpu.cluster_exit_s), "
             "each CTA's set-up (gpu.cta_setup_s) and the first loads' latency; on some cards one crowded GPC runs "
@@ -102,10 +102,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "multicast-dead-slice",
             "a slice of the multicast box lies wholly beyond the matrix edge (one CTA of the cluster loads zero fill "
             "only): such a pair ran as slow as the same tile without multicast, or slower (the low-fill probe), and "
-            "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 3% faster "
-            "(H100) / under 1% slower (H200) than predicted on average, 8 in 20 (H100) / 2 in 7 (H200) more than "
-            "10% off, from 28% faster to 15% slower (calibration half): a tile with fewer rows, or no multicast, "
-            "avoids it"))
+            "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 2% faster "
+            "(H100) / 2% slower (H200) than predicted on average, 8 in 20 (H100) / 2 in 7 (H200) more than 10% off, "
+            "from 28% faster to 15% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
@@ -121,11 +120,10 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 0% (H100) and 1% (H200) faster than predicted on average at 40-100 CTAs "
-                "and 2% (H100) / 3% (H200) faster at 25-40 and above 100 (calibration half; at any CTA count from 28% "
-                "(H100) / 19% (H200) faster to 20% (H100) / 9% (H200) slower). The model counts the crowded GPC's "
-                "in-flight loads (gpu.gpc_inflight_bytes, their zero fill held longer under HBM load: tma.pool_queue_share, the H200's "
-                "from its mb_tma --gpc-load) but not how its CTAs spread among themselves: the slowest sets the time "
+                head + "such tiles measured 0% (H100) and 6% (H200) slower than predicted on average at 40-100 CTAs, "
+                "up to 20%, and -2% (H100) / -2% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, their zero fill held longer under HBM load: "
+                "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
                 "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
