@@ -295,11 +295,12 @@ static void bench_bandwidth() {
     Rec("l2_read_bw").num("working_set_bytes", (double)bytes).num("passes", passes).num("ms", ms)
         .num("bytes_per_s", bps).num("sm_clock_hz", hz).num("bytes_per_clock", bps / hz).emit();
   }
-  // The L2's partitions: working sets of 16-48 MiB read by one SM a line (rot 0) and by SMs all over the chip
+  // The L2's partitions: working sets of 16-64 MiB read by one SM a line (rot 0) and by SMs all over the chip
   // (rot: half the grid plus a few blocks, so a line's readers change SM and side every pass). If each partition holds
   // its own copy of what both sides read, the shared reads fall to HBM speed past half the L2; the private ones hold.
+  // 56 and 64 MiB (2026-11-27): past the H100's 50 MB, within and past the H200's 60 MB.
   for (int rot : {0, sms * 2 + 5}) {
-    for (size_t mib : {16, 24, 32, 40, 48}) {
+    for (size_t mib : {16, 24, 32, 40, 48, 56, 64}) {
       size_t bytes = mib << 20, n = bytes / 16;
       int passes = g_quick ? 8 : 64;
       double ms = time_ms(g_quick ? 3 : 7, [&] { read_rotating_kernel<<<sms * 4, 512>>>(a, n, passes, rot, sink); });
