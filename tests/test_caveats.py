@@ -208,7 +208,7 @@ def test_the_short_kernel_caveat_follows_the_predicted_time():
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_hbm_heavy_clock_figures_hold_on_the_calibration_half(gpu):
     """"a clock 2% (H100) / 4% (H200) above the predicted one on average (the others within 2%), 1% (H100) / 4% (H200)
-    slower than predicted, 19 in 220 (H100) / 18 in 51 (H200) more than 10% off, from 18% faster to 47% slower"."""
+    slower than predicted, 19 in 220 (H100) / 18 in 70 (H200) more than 10% off, from 18% faster to 47% slower"."""
     cal = _calibration(gpu)
     heavy = cal["caveats"].str.contains("hbm-heavy-clock")
     assert heavy.sum() >= (150 if gpu == "h100-sxm" else 25)
@@ -217,7 +217,7 @@ def test_the_hbm_heavy_clock_figures_hold_on_the_calibration_half(gpu):
     lo, hi = (-0.035, -0.01) if gpu == "h100-sxm" else (-0.06, -0.03)
     assert lo <= err[heavy[probed.index]].mean() <= hi
     assert abs(err[~heavy[probed.index]].mean()) <= 0.02
-    _assert_figures(cal[heavy], gpu, mean=((-0.02, 0.02), (0.03, 0.07)), beyond_10=((0.05, 0.11), (0.3, 0.55)),
+    _assert_figures(cal[heavy], gpu, mean=((-0.02, 0.02), (0.03, 0.07)), beyond_10=((0.05, 0.11), (0.2, 0.4)),
                     span=(-0.22, 0.48))
 
 

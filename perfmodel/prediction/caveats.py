@@ -57,7 +57,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 2% (H100) / 4% "
             "(H200) above the predicted one on average where the in-kernel probe read it (the other power-limited "
             "and uncapped kernels within 2%), and measured 1% (H100) / 4% (H200) slower than predicted on average, "
-            "19 in 220 (H100) / 18 in 51 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
+            "19 in 220 (H100) / 18 in 70 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
             "The power law (sim/power.py) lets the core-rail share of the HBM path's power fall with the core voltage "
             "(clock.hbm_core_share, since 2026-11-27: the miss was 4% / 7% before); what is left is the mix of L2, HBM "
             "and tensor power at low clocks (benchmarks/clock_by_hbm.py --power) and, on the H200, cycles predicted "
