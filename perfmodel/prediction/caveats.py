@@ -57,7 +57,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 2% (H100) / 4% "
             "(H200) above the predicted one on average where the in-kernel probe read it (the other power-limited "
             "and uncapped kernels within 2%), and measured 1% (H100) / 4% (H200) slower than predicted on average, "
-            "19 in 220 (H100) / 18 in 70 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
+            "21 in 226 (H100) / 19 in 73 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
             "The power law (sim/power.py) lets the core-rail share of the HBM path's power fall with the core voltage "
             "(clock.hbm_core_share, since 2026-11-27: the miss was 4% / 7% before); what is left is the mix of L2, HBM "
             "and tensor power at low clocks (benchmarks/clock_by_hbm.py --power) and, on the H200, cycles predicted "
@@ -81,8 +81,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "fitted on ncu's HBM bytes within 12% on average; the spread counted up to one tile's K loop). What decides "
             "how far a configuration's CTAs spread is not modelled (128x128 at 4 stages stays in step; rings of 3 stages "
             "count a seventh of the spread, l2.sm_rate_spread_shallow; whether a ring falls out of step is bistable: "
-            "mb_tma --walk-drift). Such points measured 1% slower (H100) / 6% slower (H200) than "
-            "predicted on average, 8% / 30% of them more than 10% off, from 18% faster to 47% slower (calibration "
+            "mb_tma --walk-drift). Such points measured 1% slower (H100) / 4% slower (H200) than "
+            "predicted on average, 9% / 26% of them more than 10% off, from 18% faster to 47% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
@@ -102,8 +102,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "multicast-dead-slice",
             "a slice of the multicast box lies wholly beyond the matrix edge (one CTA of the cluster loads zero fill "
             "only): such a pair ran as slow as the same tile without multicast, or slower (the low-fill probe), and "
-            "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 2% faster "
-            "(H100) / 2% slower (H200) than predicted on average, 8 in 20 (H100) / 2 in 7 (H200) more than 10% off, "
+            "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 4% faster "
+            "(H100) / 1% slower (H200) than predicted on average, 9 in 22 (H100) / 2 in 9 (H200) more than 10% off, "
             "from 28% faster to 15% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
