@@ -94,7 +94,7 @@ def shares(runs: dict[str, list[dict]]) -> list[str]:
     for gpu, rows in runs.items():
         spec, fit = hold_fit(gpu, rows)
         if fit is None:
-            out.append(f"{gpu}: no zero-fill rings of a crowded GPC")
+            out.append(f"{gpu}: " + ("no hardware file" if spec is None else "no zero-fill rings of a crowded GPC"))
             continue
         fits[spec] = fit
         out.append(f"{gpu} ({spec}, {fit.points} rings): the zero fill's extra hold = {fit.intercept_cycles:.0f} "
