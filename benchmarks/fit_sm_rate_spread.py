@@ -1,6 +1,6 @@
 """Fit l2.sm_rate_spread on the HBM bytes ncu counted for our GEMM (traffic, not time).
 
-    python3 benchmarks/fit_sm_rate_spread.py [--gpu h100-sxm] [--table] [--apply] [--shallow]
+    python3 benchmarks/fit_sm_rate_spread.py [--gpu h100-sxm] [--table] [--apply] [--shallow | --every]
 
 `l2.sm_rate_spread` is how fast the CTAs of an L2-bound kernel drift apart (k-blocks per k-block of their run): under
 the in-step k-window reuse each K-slab is then read 1 + spread x p / window times on average (sim/memory.drift_cohorts),
@@ -11,6 +11,9 @@ loss: the mean |log(model / measured HBM read bytes)| (`dram__bytes_read.sum`), 
 (perfmodel.calibration.fit._golden). Our per-CTA probe gives
 0.18 directly (the end-time spread of CTAs with equal work, data/ncu/lag): the fit is the check that the traffic law
 agrees with it. --apply writes the fitted value with a fit: source into the GPU's hardware file.
+
+--every fits the same spread on every committed calibration-shape ncu run instead of the ksweep rows (a check of the law
+on all the data; it does not write the file).
 
 --shallow fits `l2.sm_rate_spread_shallow` instead: the drift of rings shallower than l2.drift_min_stages, on every
 committed ncu run of a calibration shape with such a ring (benchmarks/hbm_traffic.ncu_rows: data/ncu/cards, depth_ncu,
@@ -43,14 +46,14 @@ BOUNDS = (0.0, 1.0)
 ITERS = 24
 
 
-def rows(hw, shallow: bool = False) -> list[tuple]:
+def rows(hw, shallow: bool = False, every: bool = False) -> list[tuple]:
     """(problem, config, schedule, measured HBM read bytes) of the calibration-shape ncu rows the drift acts on: those of
-    NCU with rings of at least l2.drift_min_stages, or (``shallow``) every calibration-shape ncu run with a shallower
-    ring (hbm_traffic.ncu_rows)."""
+    NCU (``every``: of every calibration-shape ncu run) with rings of at least l2.drift_min_stages, or (``shallow``)
+    every calibration-shape ncu run with a shallower ring (hbm_traffic.ncu_rows)."""
     still = dataclasses.replace(hw, l2=dataclasses.replace(hw.l2, sm_rate_spread=None, sm_rate_spread_shallow=None))
     least = hw.l2.drift_min_stages or 0
     out = []
-    for name, shape, dtype, measured in _ncu_records(hw, shallow):
+    for name, shape, dtype, measured in _ncu_records(hw, shallow or every):
         p, c = make_problem(shape, dtype), KernelConfig.from_name(name)
         if (c.stages < least) != shallow:
             continue
@@ -102,11 +105,16 @@ def main() -> int:
     ap.add_argument("--table", action="store_true", help="print every row's model / measured bytes")
     ap.add_argument("--shallow", action="store_true",
                     help="fit l2.sm_rate_spread_shallow (rings below l2.drift_min_stages) instead")
+    ap.add_argument("--every", action="store_true",
+                    help="fit on every committed calibration-shape ncu run (a check; not with --apply)")
     ap.add_argument("--apply", action="store_true", help="write the fitted value into the hardware file")
     args = ap.parse_args()
+    if args.every and args.apply:
+        print("error: --every is a check; the file's value is fitted on the ksweep rows (drop --apply)", file=sys.stderr)
+        return 2
     try:
         hw = load_hardware(args.gpu)
-        data = rows(hw, args.shallow)
+        data = rows(hw, args.shallow, args.every)
     except PerfmodelError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -74,3 +74,19 @@ def test_the_committed_shallow_spread_is_the_fit_of_the_committed_ncu_rows():
     assert abs(fitted - load_hardware("h100-sxm").l2.sm_rate_spread_shallow) < 0.001
     assert load_hardware("h200").l2.sm_rate_spread_shallow == load_hardware("h100-sxm").l2.sm_rate_spread_shallow
     assert loss < 0.2 < 0.3 < still
+
+
+def test_the_spread_fitted_on_every_ncu_run_is_the_files_and_every_does_not_write():
+    """fit_sm_rate_spread.py --every: the deep rings of every committed calibration-shape ncu run (93 since the
+    twenty-fourth session) fit the spread the ksweep rows gave, and the check refuses --apply (one line, exit 2)."""
+    out = subprocess.run(FIT + ["--every"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    n = int(re.search(r"^(\d+) ncu rows", out.stdout, re.M).group(1))
+    fitted = float(re.search(r"fitted l2.sm_rate_spread ([0-9.]+)", out.stdout).group(1))
+    loss = float(re.search(r"fitted .*: loss ([0-9.]+)", out.stdout).group(1))
+    still = float(re.search(r"in step \(spread 0\): loss ([0-9.]+)", out.stdout).group(1))
+    assert n > 30
+    assert abs(fitted - load_hardware("h100-sxm").l2.sm_rate_spread) < 0.01
+    assert loss < 0.3 < 0.9 < still
+    bad = subprocess.run(FIT + ["--every", "--apply"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
