@@ -1,7 +1,8 @@
 """Accuracy of the model on EVERY committed dataset of our sm_90a kernel (data/measurements/*.jsonl), per dataset
 and overall, per half of the committed split (configs/splits/sm90.toml), per clock regime.
 
-    python3 benchmarks/bench_accuracy.py                        # every dataset, both halves
+    python3 benchmarks/bench_accuracy.py                        # every dataset, both halves (unread sets named)
+    python3 benchmarks/bench_accuracy.py --read heldout43       # an unread held-out set's one read
     python3 benchmarks/bench_accuracy.py --split calibration    # what model changes and fits may look at
     python3 benchmarks/bench_accuracy.py --per-shape            # also the per-(shape, dtype) table
     python3 benchmarks/bench_accuracy.py --regimes auto,measured,boost
@@ -16,6 +17,10 @@ in magnitude, and the share of (shape, dtype) whose predicted top-8 holds a conf
 measured best. Then the sustained clock runs' predicted vs measured SM clock, and which parameters were
 fitted on what (their sources in the hardware files). Everything is computed by perfmodel.calibration;
 this script only prints.
+
+Held-out sets that are measured but kept unread for a later model change (``[unread] sets`` of the split file) are
+left out of every figure and named on the first lines; ``--read TEXT`` includes one of them: its one read, at the end
+of the change it judges (docs/calibrate.md).
 """
 from __future__ import annotations
 
@@ -63,6 +68,11 @@ def _shape_table(df: pd.DataFrame) -> None:
               f"{r.meas_best:>9.1f} {r.pred_best:>9.1f} {'yes' if r.topk_hit else 'NO':>5}")
 
 
+def unread_sets(sp, read=()) -> tuple[str, ...]:
+    """The split's unread held-out sets, but those ``read`` names (their one read)."""
+    return tuple(s for s in sp.unread if s not in set(read))
+
+
 def _datasets(skip=()) -> list[tuple[str, str, str]]:
     """(file, spec, note) of every committed dataset of our kernel, but those whose name contains a ``skip`` text."""
     out = []
@@ -90,18 +100,33 @@ def main() -> None:
                     help="predict SPEC's datasets with this hardware file instead (e.g. an older fit, for before/after)")
     ap.add_argument("--skip", action="append", default=[], metavar="TEXT",
                     help="leave out the datasets whose file name contains TEXT (e.g. heldout3: the older sets alone)")
+    ap.add_argument("--read", action="append", default=[], metavar="TEXT",
+                    help="include this unread held-out set ([unread] sets of the split file): its one read")
     args = ap.parse_args()
     for item in args.hw:
         spec, _, path = item.partition("=")
         HW_FILES[spec] = path
     sp = load_split()
+    unknown = [r for r in args.read if r not in sp.unread]
+    if unknown:
+        print(f"error: --read {unknown[0]}: not an unread set of {os.path.relpath(sp.path)} "
+              f"(unread: {', '.join(sp.unread) or 'none'})", file=sys.stderr)
+        raise SystemExit(2)
+    unread = unread_sets(sp, args.read)
+    skip = list(args.skip) + list(unread)
     halves = ["calibration", "held_out"] if args.split == "all" else [args.split]
     regimes = [r.strip() for r in args.regimes.split(",") if r.strip()]
     print(f"split {os.path.relpath(sp.path)}: {len(sp.calibration)} calibration / {len(sp.held_out)} held-out shapes; "
           f"printing: {', '.join(halves)}; clock regimes: {', '.join(regimes)}")
+    if unread:
+        held = [p.name for p in sorted(DATA.glob("*.jsonl")) if any(s in p.name for s in unread)]
+        print(f"unread held-out sets, left out of every figure (--read TEXT is one's read): {', '.join(unread)} "
+              f"({', '.join(held)})")
+    if args.read:
+        print(f"READ: {', '.join(args.read)}, once, for the change it judges")
     t0 = time.perf_counter()
     totals: dict[tuple[str, str, str], list[pd.DataFrame]] = {}
-    for name, spec, note in _datasets(args.skip):
+    for name, spec, note in _datasets(skip):
         frame, _ = measured_frame([DATA / name])
         hw = _hw(spec)
         print(f"\n{name} ({frame['gpu_name'].iloc[0]}, predicted as {hw.name}; {len(frame)} valid kernel rows, "
@@ -125,7 +150,7 @@ def main() -> None:
             for label, sub in (("no caveat", df[df["caveats"] == ""]), ("caveat", df[df["caveats"] != ""])):
                 print(f"  {'':<9} {'':<15}" + _line(f"  {label}", sub)[4:])
     _goals(totals, halves)
-    _clocks(sp, halves, args.skip)
+    _clocks(sp, halves, skip)
     _kernel_clocks(totals, halves)
     _sources()
     print(f"\n({time.perf_counter() - t0:.0f} s)")

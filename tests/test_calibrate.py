@@ -18,6 +18,7 @@ from perfmodel.measure import read_dataset
 from perfmodel.calibration.report import add_predictions, measured_frame
 
 DATA = Path(__file__).parent.parent / "data" / "measurements"
+ROOT = Path(__file__).resolve().parent.parent
 H100_DATA = DATA / "h100_sm90_dataset.jsonl"
 # a fitted parameter (the direct stores' rate, the earlier example, is measured since 2026-11-26)
 EPI = "sync.epilogue_bytes_per_clock_per_sm"
@@ -58,6 +59,34 @@ def test_split_file_errors(tmp_path):
         load_split(bad)
     with pytest.raises(CalibrationError, match="no such split"):
         load_split(tmp_path / "none.toml")
+    for unread in ('[unread]\nsets = "heldout9"\n', '[unread]\nsets = [""]\n', 'unread = 3\n'):
+        bad.write_text(unread + '[split]\ncalibration = ["1x1x1"]\nheld_out = ["2x2x2"]\n')
+        with pytest.raises(CalibrationError, match="unread"):
+            load_split(bad)
+    bad.write_text('[split]\ncalibration = ["1x1x1"]\nheld_out = ["2x2x2"]\n')
+    assert load_split(bad).unread == ()
+
+
+def test_the_unread_sets_are_committed_held_out_sets_and_reports_leave_them_out():
+    """Every [unread] set of the committed split names committed datasets whose shapes are all held out;
+    bench_accuracy.py leaves them out unless --read names one, and refuses to read a set that is not unread."""
+    import subprocess
+    import sys
+    s = load_split()
+    for tag in s.unread:
+        files = [p for p in DATA.glob("*.jsonl") if tag in p.name]
+        assert files, tag
+        for path in files:
+            _, ms = read_dataset(path)
+            assert ms and all(s.side(m.shape_name) == "held_out" for m in ms), path.name
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bench_accuracy
+    assert bench_accuracy.unread_sets(s) == s.unread
+    if s.unread:
+        assert s.unread[0] not in bench_accuracy.unread_sets(s, read=[s.unread[0]])
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_accuracy.py"), "--read", "no-such-set"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "not an unread set" in out.stderr
 
 
 def test_power_model_is_fitted_on_sustained_clock_runs_only():

@@ -83,6 +83,9 @@ class Split:
     calibration: tuple[str, ...]
     held_out: tuple[str, ...]
     path: str = ""
+    # held-out sets measured and not yet read (``[unread] sets``: a text in their dataset files' names, e.g. heldout43):
+    # reports leave them out until the one read that judges a change
+    unread: tuple[str, ...] = ()
 
     def side(self, shape: str) -> str:
         return "calibration" if shape in self.calibration else "held_out" if shape in self.held_out else "unsplit"
@@ -93,7 +96,8 @@ def split_path() -> Path:
 
 
 def load_split(path: str | os.PathLike | None = None) -> Split:
-    """The split of ``path`` (default ``configs/splits/sm90.toml``): ``[split] calibration = [...], held_out = [...]``."""
+    """The split of ``path`` (default ``configs/splits/sm90.toml``): ``[split] calibration = [...], held_out = [...]``,
+    and optionally ``[unread] sets = [...]`` (held-out sets kept unread, by a text of their file names)."""
     import tomllib
     p = Path(path) if path else split_path()
     if not p.is_file():
@@ -109,7 +113,11 @@ def load_split(path: str | os.PathLike | None = None) -> Split:
     both = set(cal) & set(held)
     if both:
         raise CalibrationError(f"{p}: shapes on both sides: {', '.join(sorted(both))}")
-    return Split(tuple(cal), tuple(held), str(p))
+    table = doc.get("unread", {})
+    unread = table.get("sets", []) if isinstance(table, dict) else None
+    if not isinstance(unread, list) or not all(isinstance(s, str) and s.strip() for s in unread):
+        raise CalibrationError(f"{p}: [unread] sets must be a list of non-empty texts (parts of dataset file names)")
+    return Split(tuple(cal), tuple(held), str(p), tuple(s.strip() for s in unread))
 
 
 @dataclass(frozen=True)
