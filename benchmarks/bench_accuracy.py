@@ -120,7 +120,7 @@ def main() -> None:
           f"printing: {', '.join(halves)}; clock regimes: {', '.join(regimes)}")
     if unread:
         held = [p.name for p in sorted(DATA.glob("*.jsonl")) if any(s in p.name for s in unread)]
-        print(f"unread held-out sets, left out of every figure (--read TEXT is one's read): {', '.join(unread)} "
+        print(f"unread held-out sets, left out of every figure (--read TEXT reads one): {', '.join(unread)} "
               f"({', '.join(held)})")
     if args.read:
         print(f"READ: {', '.join(args.read)}, once, for the change it judges")
