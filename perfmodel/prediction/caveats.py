@@ -54,10 +54,10 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     if power_limited_hbm >= HBM_HEAVY_ACTIVITY:
         out.append(Caveat(
             "hbm-heavy-clock",
-            f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 2% (H100) / 4% "
+            f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 3% (H100) / 4% "
             "(H200) above the predicted one on average where the in-kernel probe read it (the other power-limited "
-            "and uncapped kernels within 2%), and measured 1% (H100) / 4% (H200) slower than predicted on average, "
-            "21 in 226 (H100) / 19 in 73 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
+            "and uncapped kernels within 2%), and measured 2% (H100) / 4% (H200) slower than predicted on average, "
+            "26 in 241 (H100) / 19 in 73 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
             "The power law (sim/power.py) lets the core-rail share of the HBM path's power fall with the core voltage "
             "(clock.hbm_core_share, since 2026-11-27: the miss was 4% / 7% before); what is left is the mix of L2, HBM "
             "and tensor power at low clocks (benchmarks/clock_by_hbm.py --power) and, on the H200, cycles predicted "
@@ -81,8 +81,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "fitted on ncu's HBM bytes within 12% on average; the spread counted up to one tile's K loop). What decides "
             "how far a configuration's CTAs spread is not modelled (128x128 at 4 stages stays in step; rings of 3 stages "
             "count a seventh of the spread, l2.sm_rate_spread_shallow; whether a ring falls out of step is bistable: "
-            "mb_tma --walk-drift). Such points measured 1% slower (H100) / 4% slower (H200) than "
-            "predicted on average, 9% / 26% of them more than 10% off, from 18% faster to 47% slower (calibration "
+            "mb_tma --walk-drift). Such points measured 2% slower (H100) / 4% slower (H200) than "
+            "predicted on average, 10% / 24% of them more than 10% off, from 18% faster to 47% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
