@@ -37,8 +37,8 @@ def frame(gpu: str, half: str, clock: str = "auto", only: str = "") -> pd.DataFr
     at ``clock`` and the traits."""
     sp = load_split()
     parts = []
-    # the held-out half without the sets kept unread (their one read is bench_accuracy.py --read)
-    for name, spec, note in ba._datasets(ba.unread_sets(sp) if half != "calibration" else ()):
+    # without the sets kept unread (all held out; their one read is bench_accuracy.py --read)
+    for name, spec, note in ba._datasets(ba.unread_sets(sp)):
         if note or spec != gpu or only not in name:
             continue
         measured, _ = measured_frame([ba.DATA / name])

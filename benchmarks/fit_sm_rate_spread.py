@@ -110,7 +110,8 @@ def main() -> int:
     ap.add_argument("--apply", action="store_true", help="write the fitted value into the hardware file")
     args = ap.parse_args()
     if args.every and args.apply:
-        print("error: --every is a check; the file's value is fitted on the ksweep rows (drop --apply)", file=sys.stderr)
+        print("error: --every is a check; the file's value is fitted on the ksweep rows (drop --apply)",
+              file=sys.stderr)
         return 2
     try:
         hw = load_hardware(args.gpu)

@@ -1598,9 +1598,10 @@ static void bench_gpc_wide(Ctx& c) {
 // longer (until the session that added this), which made one-wave skinny grids of private B (all misses) 8-12% slower
 // than measured at 32-48 CTAs, while the GEMM's CTA probe finds GPC 0 no slower than the others there. n0 SMs of one
 // GPC (12: a crowded GPC; 4: not) stream a skinny ring while `load` SMs spread over the other GPCs stream the same ring
-// (each CTA its own B rows, from HBM). Rings: B only (the 64x256 tile's 256-row box, 5 stages), the 64x256 tile's boxes (a shared in-bounds 64-row A
-// box), the 128x128 tile's at M = 64 (half the A box beyond the edge) and at M = 16 (112 of its 128 rows). Records
-// "tma_gpc_load": the GPC's CTAs' and the loading CTAs' median cycles a k-block, the chip's B bytes a second.
+// (each CTA its own B rows, from HBM). Rings: B only (the 64x256 tile's 256-row box, 5 stages), the 64x256 tile's
+// boxes (a shared in-bounds 64-row A box), the 128x128 tile's at M = 64 (half the A box beyond the edge) and at M = 16
+// (112 of its 128 rows). Records "tma_gpc_load": the GPC's CTAs' and the loading CTAs' median cycles a k-block, the
+// chip's B bytes a second.
 static void bench_gpc_load(Ctx& c) {
   const int smem = smid_probe_smem();
   std::vector<std::vector<int>> gpcs = gpc_groups(smem, true);
