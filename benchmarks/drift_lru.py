@@ -169,8 +169,8 @@ def main() -> int:
               + f" | constant rates {const:5.2f}, shuffled {shuffled:5.2f} | fast class {int(fast.sum())} CTAs"
               + (f" ({100 * (1 - rel[fast].mean()):.0f}% faster; SMs {sms})" if fast.any() else ""))
     if logs[0]:
-        print("  mean |log(replay / ncu)|: " + ", ".join(f"{c / 1e6:.0f} MB {np.mean(v):.3f}" for c, v in zip(caps, logs))
-              + f" ({len(logs[0])} launches)")
+        fits = ", ".join(f"{c / 1e6:.0f} MB {np.mean(v):.3f}" for c, v in zip(caps, logs))
+        print(f"  mean |log(replay / ncu)|: {fits} ({len(logs[0])} launches)")
     return 0
 
 
