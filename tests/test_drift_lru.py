@@ -1,0 +1,56 @@
+"""benchmarks/drift_lru.py: the LRU replay of the CTAs' own progress counts what an LRU misses, and the command reports
+its committed run (the replay within 5% of ncu at 31 MB) and fails in one line."""
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import drift_lru  # noqa: E402
+
+CMD = [sys.executable, str(ROOT / "benchmarks" / "drift_lru.py")]
+SLAB = 128 * 64 * 2            # a 128-row bf16 slab of 64 columns
+
+
+def _run(times_ns: list[list[float]]) -> dict:
+    """A 256x256x256 bf16 run of 128x128x64 tiles on 4 CTAs (one tile each), sampled at every k-block."""
+    return {"m": 256, "n": 256, "k": 256, "dtype": "bf16",
+            "kernel": {"bm": 128, "bn": 128, "bk": 64, "grid_ctas": 4, "group": 8, "raster_n": 0},
+            "cta_samples": [[1] + t + [-1] * (drift_lru.SAMPLES - len(t)) for t in times_ns]}
+
+
+def test_ctas_in_step_read_each_slab_once_and_a_one_slab_lru_keeps_only_the_last():
+    run = _run([[100.0 * i for i in range(4)] for _ in range(4)])
+    big, tiny = drift_lru.replay(run, drift_lru.issue_times(run), [1e9, SLAB])
+    assert big == 4 * 4 * SLAB                  # 2 A and 2 B panels of 4 slabs, each once
+    # one slab held: of each k-block's A reads (CTAs 0, 1 on m = 0, then 2, 3 on m = 1) every second one hits the
+    # slab just read, and no B read does (n = 0, 1, 0, 1): 2 + 4 misses a k-block
+    assert tiny == 4 * (2 + 4) * SLAB
+
+
+def test_a_ctas_lag_beyond_the_lru_makes_it_read_again():
+    lead = [100.0 * i for i in range(4)]
+    late = [1e6 + 100.0 * i for i in range(4)]   # CTA 1 shares CTA 0's A panel (same m), a long time after
+    run = _run([lead, late, lead, late])
+    cap = 8 * SLAB                               # the slabs of one k-block of every panel, and some
+    in_step = drift_lru.replay(_run([lead] * 4), drift_lru.issue_times(_run([lead] * 4)), [cap])[0]
+    lagged = drift_lru.replay(run, drift_lru.issue_times(run), [cap])[0]
+    assert lagged > in_step
+    assert np.allclose(drift_lru.cta_rates(run), 100.0)
+
+
+def test_the_committed_run_replays_within_five_percent_of_ncu():
+    out = subprocess.run(CMD + ["--capacity-mb", "31"], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    fit = float(re.search(r"31 MB ([0-9.]+) \((\d+) launches\)", out.stdout).group(1))
+    assert fit < 0.05
+    assert out.stdout.count("fast class 24 CTAs") >= 8
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path):
+    for args in (["--capacity-mb", "x"], ["--capacity-mb", "-3"], ["--file", str(tmp_path / "none.jsonl")]):
+        out = subprocess.run(CMD + args, capture_output=True, text=True, timeout=60, cwd=ROOT)
+        assert out.returncode == 2 and out.stderr.startswith("error:") and len(out.stderr.strip().splitlines()) == 1
