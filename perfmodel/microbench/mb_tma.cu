@@ -17,7 +17,8 @@
 //    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide); (--oob-land) a stage's
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
-// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --skinny-only [--ncu] |
+// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
+//        --skinny-only [--ncu] |
 //        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
@@ -30,6 +31,7 @@ static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
+static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_skinny_only = false; // only tma_skinny_walk
 static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
@@ -1022,6 +1024,41 @@ static void bench_walk_drift(Ctx& c) {
   }
 }
 
+// tma_walk_pitch (issue 8, the twenty-fifth session: at ncu's HBM bytes and its own clock, our GEMM at 9216x4096x11008
+// and its neighbours ran 10-34% slower than the model, at 8192^3 and 4096x4096x32768 within 8%): the GEMM walk of
+// 8192x8192 (128x128 tiles, pm8 order, a consumer holding each stage 512 cycles, as --walk-drift) over the first 8192
+// columns of every row, with the rows' pitch 8192..24576 bf16: the same boxes, bytes and reuse, another address
+// pattern. Whole grid (32 tiles a CTA) and 4 tiles a CTA, 3 / 4 / 6 stages. Records "tma_walk_pitch"; ncu of the same
+// binary (--ncu) adds the HBM bytes and the L2's sectors.
+static void bench_walk_pitch(Ctx& c) {
+  const int reps = g_ncu ? 1 : 3;
+  const int m = 8192, n = 8192, k_iters = 128, rows = 128;
+  const uint64_t pitches[] = {8192, 8256, 9216, 10240, 11008, 11264, 12288, 16384, 24576};
+  const int tiles_m = m / rows, tiles_n = n / rows, full = (tiles_m * tiles_n + c.sms - 1) / c.sms;
+  const int mma_cycles = 2 * rows * rows * 64 / 4096, a_bytes = rows * 128, b_bytes = rows * 128;
+  for (uint64_t pitch : pitches) {
+    if ((uint64_t)(m + n) * pitch > c.big.rows * c.big.cols)
+      die("walk-pitch: pitch %llu does not fit the buffer", (unsigned long long)pitch);
+    const Tensor2D t = {c.big.base, (uint64_t)(m + n), pitch};
+    CUtensorMap ma = make_map(t, 64, rows, 128), mb = make_map(t, 64, rows, 128);
+    for (int tiles : {full, 4})
+      for (int stages : {3, 4, 6}) {
+        const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+        set_smem((const void*)tma_gemm_walk_kernel, smem);
+        const WalkTiming w = time_walk(c, c.sms, tiles * k_iters, reps, [&] {
+          tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles, k_iters, tiles_m,
+                                                    tiles_n, 0, 8, rows, rows, m, mma_cycles, c.cycles);
+        }, false);
+        const double kblocks = (double)tiles * k_iters;
+        Rec("tma_walk_pitch").num("m", m).num("n", n).num("k_walked", k_iters * 64).num("pitch_elems", (double)pitch)
+            .num("pitch_bytes", (double)pitch * 2).num("tile", rows).num("stages", stages).str("order", "pm8")
+            .num("work_cycles", mma_cycles).num("tiles_per_cta", tiles).num("ctas", c.sms)
+            .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+            .num("chip_bytes_per_s", kblocks * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms).emit();
+      }
+  }
+}
+
 // One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
 // as our kernel's 128-row tiles at M = 64) streamed by `ctas` CTAs, one a SM, B of ctas x rows_b rows; `work` cycles
 // of consumer time a k-block. Returns the median ms over `reps` launches after an L2 flush, the B stream it gives, and
@@ -1795,6 +1832,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--stream-only")) g_stream_only = true;
     else if (!strcmp(argv[i], "--lrc-only")) g_lrc_only = true;
     else if (!strcmp(argv[i], "--walk-drift")) g_walk_drift = true;
+    else if (!strcmp(argv[i], "--walk-pitch")) g_walk_pitch = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
     else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
     else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
@@ -1813,7 +1851,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1834,6 +1872,7 @@ int main(int argc, char** argv) {
   if (g_panel_only) { bench_hbm_panel(c); return 0; }
   if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
   if (g_walk_drift) { bench_walk_drift(c); return 0; }
+  if (g_walk_pitch) { bench_walk_pitch(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
   if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
