@@ -18,7 +18,7 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
-//        --skinny-only [--ncu] |
+//        --sm-share | --skinny-only [--ncu] |
 //        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
@@ -32,6 +32,7 @@ static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
+static bool g_sm_share = false;    // only --sm-share (tma_sm_share)
 static bool g_skinny_only = false; // only tma_skinny_walk
 static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
@@ -265,7 +266,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
                                      int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
                                      int a_after = 0, const int* tile_of_smid = nullptr, int b_kwrap = 0,
-                                     unsigned long long* land = nullptr) {
+                                     unsigned long long* land = nullptr, unsigned* smid_out = nullptr) {
   extern __shared__ uint8_t raw[];
   // tile_of_smid: the CTA on SM s takes tile tile_of_smid[s] (its rank), or leaves at once if that is -1: a ring on
   // chosen SMs (--gpc-probe); otherwise the CTA's rank is its blockIdx
@@ -317,6 +318,11 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
     }
     cycles[cta] = clk() - t0;
     if (land) land[cta] = landed / (unsigned long long)(tiles * k_iters);
+    if (smid_out) {   // --sm-share: which SM ran this CTA
+      uint32_t sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      smid_out[cta] = sm;
+    }
   }
 }
 
@@ -1057,6 +1063,46 @@ static void bench_walk_pitch(Ctx& c) {
             .num("chip_bytes_per_s", kblocks * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms).emit();
       }
   }
+}
+
+// tma_sm_share (issue 8, the twenty-fifth session: in our GEMM's deep L2-bound rings the same 24 SMs, two TPCs in six
+// GPCs, run 15-26% faster a k-block than the rest, in 4-stage rings none do): every SM streams its own 128x128 tile's
+// A and B boxes from the L2 (a 2048x1152 grid of 128x128 tiles, one a CTA, each panel's first 16 k-blocks read over and
+// over: 6.6 MB, L2-resident after the first pass; 2048 k-blocks a CTA), a consumer holding each stage 0 or 512 cycles,
+// at 2-8 stages. Records "tma_sm_share" with each CTA's SM and cycles (the third of three back-to-back launches): is
+// the fast class the SMs' share of the L2 path, and from which ring depth on?
+static void bench_sm_share(Ctx& c) {
+  const int m = 2048, n = 1152, rows = 128, k_iters = 2048, kwrap = 16;
+  const int tiles_m = m / rows, tiles_n = n / rows, a_bytes = rows * 128, b_bytes = rows * 128;
+  if (tiles_m * tiles_n < c.sms) die("sm-share: %d tiles for %d SMs", tiles_m * tiles_n, c.sms);
+  const Tensor2D t = {c.big.base, (uint64_t)(m + n), 8192};
+  CUtensorMap ma = make_map(t, 64, rows, 128), mb = make_map(t, 64, rows, 128);
+  unsigned* smid = nullptr;
+  CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
+  for (int work : {0, 512})
+    for (int stages : {2, 3, 4, 5, 6, 8}) {
+      const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+      set_smem((const void*)tma_gemm_walk_kernel, smem);
+      const WalkTiming w = time_walk(c, c.sms, k_iters, 3, [&] {
+        tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n, 0,
+                                                  8, rows, rows, m, work, c.cycles, 0, kwrap, 0, nullptr, kwrap,
+                                                  nullptr, smid);
+      }, false);
+      std::vector<unsigned long long> cyc(c.sms);
+      std::vector<unsigned> sm(c.sms);
+      CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      std::string cs, ss;
+      for (int i = 0; i < c.sms; ++i) {
+        cs += (i ? "," : "") + std::to_string(cyc[i]);
+        ss += (i ? "," : "") + std::to_string(sm[i]);
+      }
+      Rec("tma_sm_share").num("stages", stages).num("work_cycles", work).num("k_iters", k_iters).num("ctas", c.sms)
+          .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+          .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms)
+          .str("cta_cycles", cs.c_str()).str("cta_smids", ss.c_str()).emit();
+    }
+  CK(cudaFree(smid));
 }
 
 // One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
@@ -1833,6 +1879,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--lrc-only")) g_lrc_only = true;
     else if (!strcmp(argv[i], "--walk-drift")) g_walk_drift = true;
     else if (!strcmp(argv[i], "--walk-pitch")) g_walk_pitch = true;
+    else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
     else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
     else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
@@ -1851,7 +1898,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --sm-share | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1873,6 +1920,7 @@ int main(int argc, char** argv) {
   if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
   if (g_walk_drift) { bench_walk_drift(c); return 0; }
   if (g_walk_pitch) { bench_walk_pitch(c); return 0; }
+  if (g_sm_share) { bench_sm_share(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
   if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
