@@ -1066,42 +1066,49 @@ static void bench_walk_pitch(Ctx& c) {
 }
 
 // tma_sm_share (issue 8, the twenty-fifth session: in our GEMM's deep L2-bound rings the same 24 SMs, two TPCs in six
-// GPCs, run 15-26% faster a k-block than the rest, in 4-stage rings none do): every SM streams its own 128x128 tile's
-// A and B boxes from the L2 (a 2048x1152 grid of 128x128 tiles, one a CTA, each panel's first 16 k-blocks read over and
-// over: 6.6 MB, L2-resident after the first pass; 2048 k-blocks a CTA), a consumer holding each stage 0 or 512 cycles,
-// at 2-8 stages. Records "tma_sm_share" with each CTA's SM and cycles (the third of three back-to-back launches): is
-// the fast class the SMs' share of the L2 path, and from which ring depth on?
+// GPCs, run 15-26% faster a k-block than the rest, in 4-stage rings none do): every SM streams 128x128 tiles' A and B
+// boxes from the L2, one tile a CTA of a 2048x1152 grid (each B panel shared by 16 CTAs, in step), a consumer holding
+// each stage 0 or 512 cycles, at 2-7 stages, 2048 k-blocks a CTA. "shared": A as the GEMM's (each panel read by 9
+// CTAs), each panel's first 16 k-blocks over and over (6.6 MB); "private": each CTA its own 128 A rows, 8 k-blocks
+// over and over (17 MB, nothing to merge). Records "tma_sm_share" with each CTA's SM and cycles (the third of three
+// back-to-back launches): is the fast class the SMs' share of the L2 path, and from which ring depth on?
 static void bench_sm_share(Ctx& c) {
-  const int m = 2048, n = 1152, rows = 128, k_iters = 2048, kwrap = 16;
+  const int m = 2048, n = 1152, rows = 128, k_iters = 2048;
   const int tiles_m = m / rows, tiles_n = n / rows, a_bytes = rows * 128, b_bytes = rows * 128;
   if (tiles_m * tiles_n < c.sms) die("sm-share: %d tiles for %d SMs", tiles_m * tiles_n, c.sms);
-  const Tensor2D t = {c.big.base, (uint64_t)(m + n), 8192};
-  CUtensorMap ma = make_map(t, 64, rows, 128), mb = make_map(t, 64, rows, 128);
   unsigned* smid = nullptr;
   CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
-  for (int work : {0, 512})
-    for (int stages : {2, 3, 4, 5, 6, 8}) {
-      const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
-      set_smem((const void*)tma_gemm_walk_kernel, smem);
-      const WalkTiming w = time_walk(c, c.sms, k_iters, 3, [&] {
-        tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n, 0,
-                                                  8, rows, rows, m, work, c.cycles, 0, kwrap, 0, nullptr, kwrap,
-                                                  nullptr, smid);
-      }, false);
-      std::vector<unsigned long long> cyc(c.sms);
-      std::vector<unsigned> sm(c.sms);
-      CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-      CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
-      std::string cs, ss;
-      for (int i = 0; i < c.sms; ++i) {
-        cs += (i ? "," : "") + std::to_string(cyc[i]);
-        ss += (i ? "," : "") + std::to_string(sm[i]);
+  for (int priv : {0, 1}) {
+    // private A: CTA i reads rows 128 i.. of an A tensor of its own (after B's rows)
+    const int a_rows_total = priv ? c.sms * rows : m, kwrap = priv ? 8 : 16;
+    const Tensor2D ta = {(uint16_t*)c.big.base + (size_t)(priv ? n : 0) * 8192, (uint64_t)a_rows_total, 8192};
+    const Tensor2D tb = {c.big.base, (uint64_t)(m + n), 8192};
+    CUtensorMap ma = make_map(ta, 64, rows, 128), mb = make_map(tb, 64, rows, 128);
+    for (int work : {0, 512})
+      for (int stages : {2, 3, 4, 5, 6, 7}) {
+        const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+        set_smem((const void*)tma_gemm_walk_kernel, smem);
+        const WalkTiming w = time_walk(c, c.sms, k_iters, 3, [&] {
+          tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n,
+                                                    0, 8, priv ? 0 : rows, rows, priv ? 0 : m, work, c.cycles,
+                                                    priv ? rows : 0, kwrap, 0, nullptr, kwrap, nullptr, smid);
+        }, false);
+        std::vector<unsigned long long> cyc(c.sms);
+        std::vector<unsigned> sm(c.sms);
+        CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
+        std::string cs, ss;
+        for (int i = 0; i < c.sms; ++i) {
+          cs += (i ? "," : "") + std::to_string(cyc[i]);
+          ss += (i ? "," : "") + std::to_string(sm[i]);
+        }
+        Rec("tma_sm_share").str("a_panels", priv ? "private" : "shared").num("stages", stages)
+            .num("work_cycles", work).num("k_iters", k_iters).num("ctas", c.sms)
+            .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+            .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms)
+            .str("cta_cycles", cs.c_str()).str("cta_smids", ss.c_str()).emit();
       }
-      Rec("tma_sm_share").num("stages", stages).num("work_cycles", work).num("k_iters", k_iters).num("ctas", c.sms)
-          .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
-          .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms)
-          .str("cta_cycles", cs.c_str()).str("cta_smids", ss.c_str()).emit();
-    }
+  }
   CK(cudaFree(smid));
 }
 
