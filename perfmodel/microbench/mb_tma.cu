@@ -1070,7 +1070,7 @@ static void bench_walk_pitch(Ctx& c) {
 // boxes from the L2, one tile a CTA of a 2048x1152 grid (each B panel shared by 16 CTAs, in step), a consumer holding
 // each stage 0 or 512 cycles, at 2-7 stages, 2048 k-blocks a CTA. "shared": A as the GEMM's (each panel read by 9
 // CTAs), each panel's first 16 k-blocks over and over (6.6 MB); "private": each CTA its own 128 A rows, 8 k-blocks
-// over and over (17 MB, nothing to merge). Records "tma_sm_share" with each CTA's SM and cycles (the third of three
+// over and over (17 MB; no A to merge, B shared as before). Records "tma_sm_share" with each CTA's SM and cycles (the third of three
 // back-to-back launches): is the fast class the SMs' share of the L2 path, and from which ring depth on?
 static void bench_sm_share(Ctx& c) {
   const int m = 2048, n = 1152, rows = 128, k_iters = 2048;
