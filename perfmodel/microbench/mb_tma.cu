@@ -18,7 +18,7 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
-//        --sm-share | --skinny-only [--ncu] |
+//        --sm-share | --sm-share-mix | --skinny-only [--ncu] |
 //        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
@@ -33,6 +33,7 @@ static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_sm_share = false;    // only --sm-share (tma_sm_share)
+static bool g_sm_share_mix = false; // only --sm-share-mix (tma_sm_share_mix)
 static bool g_skinny_only = false; // only tma_skinny_walk
 static bool g_skinny_abox = false; // only tma_skinny_abox
 static bool g_skinny_ctas = false; // only tma_skinny_ctas
@@ -1112,6 +1113,47 @@ static void bench_sm_share(Ctx& c) {
   CK(cudaFree(smid));
 }
 
+// tma_sm_share_mix (issue 8, the twenty-fifth session): --sm-share's stream with how many CTAs share each panel
+// varied: a grid of tiles_m x tiles_n 128x128 tiles, one a CTA, so each A panel has tiles_n readers and each B panel
+// tiles_m, all in step (132x1: A private, B read by all; 1x132: the reverse; 16x9 as --sm-share's shared case), 8
+// k-blocks of each panel over and over (L2-resident), a consumer holding each stage 512 cycles, 4 and 6 stages. Does
+// the fast class appear, and the chip's total fall, as the merge the sharing allows falls? Records "tma_sm_share_mix".
+static void bench_sm_share_mix(Ctx& c) {
+  const int rows = 128, k_iters = 2048, kwrap = 8, a_bytes = rows * 128, b_bytes = rows * 128;
+  const struct { int tm, tn; } grids[] = {{132, 1}, {66, 2}, {33, 4}, {16, 9}, {9, 16}, {4, 33}, {2, 66}, {1, 132}};
+  unsigned* smid = nullptr;
+  CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
+  for (const auto& g : grids) {
+    const int m = g.tm * rows, n = g.tn * rows;
+    const Tensor2D t = {c.big.base, (uint64_t)(m + n), 8192};
+    CUtensorMap ma = make_map(t, 64, rows, 128), mb = make_map(t, 64, rows, 128);
+    for (int stages : {4, 6}) {
+      const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+      set_smem((const void*)tma_gemm_walk_kernel, smem);
+      const WalkTiming w = time_walk(c, c.sms, k_iters, 3, [&] {
+        tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, g.tm, g.tn, 0, 8,
+                                                  rows, rows, m, 512, c.cycles, 0, kwrap, 0, nullptr, kwrap, nullptr,
+                                                  smid);
+      }, false);
+      std::vector<unsigned long long> cyc(c.sms);
+      std::vector<unsigned> sm(c.sms);
+      CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      std::string cs, ss;
+      for (int i = 0; i < c.sms; ++i) {
+        cs += (i ? "," : "") + std::to_string(cyc[i]);
+        ss += (i ? "," : "") + std::to_string(sm[i]);
+      }
+      Rec("tma_sm_share_mix").num("tiles_m", g.tm).num("tiles_n", g.tn).num("stages", stages).num("work_cycles", 512)
+          .num("k_iters", k_iters).num("ctas", c.sms).num("cycles_per_kblock", w.cycles_per_kblock)
+          .num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+          .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms)
+          .str("cta_cycles", cs.c_str()).str("cta_smids", ss.c_str()).emit();
+    }
+  }
+  CK(cudaFree(smid));
+}
+
 // One skinny ring (K = 28672 bf16, 128-byte box rows, A of 64 rows: a 128-row box is half out of bounds, zero fill,
 // as our kernel's 128-row tiles at M = 64) streamed by `ctas` CTAs, one a SM, B of ctas x rows_b rows; `work` cycles
 // of consumer time a k-block. Returns the median ms over `reps` launches after an L2 flush, the B stream it gives, and
@@ -1887,6 +1929,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-drift")) g_walk_drift = true;
     else if (!strcmp(argv[i], "--walk-pitch")) g_walk_pitch = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
+    else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
     else if (!strcmp(argv[i], "--skinny-only")) g_skinny_only = true;
     else if (!strcmp(argv[i], "--skinny-ctas")) g_skinny_ctas = true;
@@ -1905,7 +1948,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --sm-share | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1928,6 +1971,7 @@ int main(int argc, char** argv) {
   if (g_walk_drift) { bench_walk_drift(c); return 0; }
   if (g_walk_pitch) { bench_walk_pitch(c); return 0; }
   if (g_sm_share) { bench_sm_share(c); return 0; }
+  if (g_sm_share_mix) { bench_sm_share_mix(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
   if (g_skinny_ctas) { bench_skinny_ctas(c); return 0; }
   if (g_skinny_abox) { bench_skinny_abox(c); return 0; }
