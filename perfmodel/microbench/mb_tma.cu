@@ -1115,25 +1115,32 @@ static void bench_sm_share(Ctx& c) {
 
 // tma_sm_share_mix (issue 8, the twenty-fifth session): --sm-share's stream with how many CTAs share each panel
 // varied: a grid of tiles_m x tiles_n 128x128 tiles, one a CTA, so each A panel has tiles_n readers and each B panel
-// tiles_m, all in step (132x1: A private, B read by all; 1x132: the reverse; 16x9 as --sm-share's shared case), 8
-// k-blocks of each panel over and over (L2-resident), a consumer holding each stage 512 cycles, 4 and 6 stages. Does
+// tiles_m, all in step (132x1: A private, B read by all; 1x132: the reverse; 16x9 as --sm-share's shared case; then
+// A private to each CTA with each B panel read by 4..132), 8 k-blocks of each panel over and over (L2-resident), a
+// consumer holding each stage 512 cycles, 4 and 6 stages. Does
 // the fast class appear, and the chip's total fall, as the merge the sharing allows falls? Records "tma_sm_share_mix".
 static void bench_sm_share_mix(Ctx& c) {
   const int rows = 128, k_iters = 2048, kwrap = 8, a_bytes = rows * 128, b_bytes = rows * 128;
-  const struct { int tm, tn; } grids[] = {{132, 1}, {66, 2}, {33, 4}, {16, 9}, {9, 16}, {4, 33}, {2, 66}, {1, 132}};
+  // priv 1: A private to each CTA (its own 128 rows after B's), B read by tiles_m CTAs
+  const struct { int tm, tn, priv; } grids[] = {{132, 1, 0}, {66, 2, 0}, {33, 4, 0}, {16, 9, 0}, {9, 16, 0},
+                                               {4, 33, 0}, {2, 66, 0}, {1, 132, 0}, {4, 33, 1}, {8, 17, 1},
+                                               {16, 9, 1}, {33, 4, 1}, {66, 2, 1}, {132, 1, 1}};
   unsigned* smid = nullptr;
   CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
   for (const auto& g : grids) {
     const int m = g.tm * rows, n = g.tn * rows;
     const Tensor2D t = {c.big.base, (uint64_t)(m + n), 8192};
-    CUtensorMap ma = make_map(t, 64, rows, 128), mb = make_map(t, 64, rows, 128);
+    const Tensor2D ta = {(uint16_t*)c.big.base + (size_t)n * 8192, (uint64_t)c.sms * rows, 8192};
+    const Tensor2D tb = {c.big.base, (uint64_t)n, 8192};
+    CUtensorMap ma = g.priv ? make_map(ta, 64, rows, 128) : make_map(t, 64, rows, 128);
+    CUtensorMap mb = g.priv ? make_map(tb, 64, rows, 128) : make_map(t, 64, rows, 128);
     for (int stages : {4, 6}) {
       const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
       set_smem((const void*)tma_gemm_walk_kernel, smem);
       const WalkTiming w = time_walk(c, c.sms, k_iters, 3, [&] {
         tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, g.tm, g.tn, 0, 8,
-                                                  rows, rows, m, 512, c.cycles, 0, kwrap, 0, nullptr, kwrap, nullptr,
-                                                  smid);
+                                                  g.priv ? 0 : rows, rows, g.priv ? 0 : m, 512, c.cycles,
+                                                  g.priv ? rows : 0, kwrap, 0, nullptr, kwrap, nullptr, smid);
       }, false);
       std::vector<unsigned long long> cyc(c.sms);
       std::vector<unsigned> sm(c.sms);
@@ -1144,7 +1151,8 @@ static void bench_sm_share_mix(Ctx& c) {
         cs += (i ? "," : "") + std::to_string(cyc[i]);
         ss += (i ? "," : "") + std::to_string(sm[i]);
       }
-      Rec("tma_sm_share_mix").num("tiles_m", g.tm).num("tiles_n", g.tn).num("stages", stages).num("work_cycles", 512)
+      Rec("tma_sm_share_mix").num("tiles_m", g.tm).num("tiles_n", g.tn).str("a_panels", g.priv ? "private" : "shared")
+          .num("stages", stages).num("work_cycles", 512)
           .num("k_iters", k_iters).num("ctas", c.sms).num("cycles_per_kblock", w.cycles_per_kblock)
           .num("max_cycles_per_kblock", w.max_cycles_per_kblock)
           .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms)
