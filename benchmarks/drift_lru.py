@@ -12,7 +12,9 @@ one LRU of the given capacity, and counts the bytes that miss. Printed per row:
 - ncu's bytes and the exact replay at each capacity (the CTAs' measured progress);
 - the replay with each CTA at its own constant rate (its first to last sample), and with those rates shuffled among
   the CTAs (the same spread, no placement);
-- the fast class: the CTAs more than 10% faster than the median (their SMs and how much faster).
+- the fast class: the CTAs more than 10% faster than the median (their SMs and how much faster);
+- (--estimate MB) estimate(): the constant-rate replay estimated in milliseconds, for a model that would predict the
+  CTAs' rates.
 
 What it shows (docs/calibrate.md, "The twenty-fifth session"): the HBM re-reads of the long-K GEMM are the L2's LRU
 over the CTAs' progress, and that progress is set by where the CTAs sit.
@@ -23,6 +25,7 @@ import argparse
 import gzip
 import json
 import sys
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -115,6 +118,46 @@ def replay(run: dict, times: list[np.ndarray], capacities_bytes: list[float]) ->
     return out
 
 
+def estimate(run: dict, rates: np.ndarray, capacity_bytes: float, samples_per_tile: int = 8) -> float:
+    """The HBM bytes an LRU of ``capacity_bytes`` misses when every CTA runs its k-blocks at a constant rate (ns a
+    k-block, from time 0), estimated in milliseconds instead of replayed: ``samples_per_tile`` k-blocks of each tile
+    stand for all of them; each slab's reads are sorted in time; the LRU's lifetime L is where the distinct slab bytes
+    touched in a window of length L (the sum over reads of min(gap, L) times the slab's bytes, over the run's time)
+    equal the capacity; every read whose gap to the slab's previous read exceeds L misses (and every first read)."""
+    kern = run["kernel"]
+    kit = -(-run["k"] // kern["bk"])
+    tiles_m, tiles_n = -(-run["m"] // kern["bm"]), -(-run["n"] // kern["bn"])
+    total, grid = tiles_m * tiles_n, kern["grid_ctas"]
+    elem = 1 if run["dtype"] == "e4m3" else 2
+    raster = Raster.N if kern.get("raster_n") else Raster.M
+    t = np.arange(total)
+    cta, j = t % grid, t // grid
+    coords = np.array([tile_coords(int(x), tiles_m, tiles_n, raster, kern["group"])[1:] for x in t])
+    ks = (np.arange(samples_per_tile) + 0.5) * kit / samples_per_tile
+    when = (j[:, None] * kit + ks[None, :]) * np.asarray(rates)[cta][:, None]
+    run_ns = max(len(range(c, total, grid)) * kit * rates[c] for c in range(grid))
+    slab = (kern["bm"] * kern["bk"] * elem, kern["bn"] * kern["bk"] * elem)
+    gaps = []
+    for operand in (0, 1):
+        keys = (coords[:, operand][:, None] * samples_per_tile + np.arange(samples_per_tile)[None, :]).ravel()
+        times = when.ravel()
+        order = np.lexsort((times, keys))
+        k_sorted, t_sorted = keys[order], times[order]
+        g = np.diff(t_sorted, prepend=-np.inf)
+        g[np.r_[True, k_sorted[1:] != k_sorted[:-1]]] = np.inf     # a slab's first read
+        gaps.append(g)
+    scale = kit / samples_per_tile
+
+    def distinct(window: float) -> float:
+        return sum(np.minimum(g, window).sum() * b for g, b in zip(gaps, slab)) * scale / run_ns
+
+    lo, hi = 0.0, 4.0 * run_ns
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if distinct(mid) < capacity_bytes else (lo, mid)
+    return sum((g > lo).sum() * b for g, b in zip(gaps, slab)) * scale
+
+
 def constant_rate_times(run: dict, rates: np.ndarray) -> list[np.ndarray]:
     """Every CTA's k-block issue times at a constant rate (ns a k-block) from time 0."""
     kern = run["kernel"]
@@ -128,6 +171,8 @@ def main() -> int:
     ap.add_argument("--file", default=DEFAULT_FILE)
     ap.add_argument("--capacity-mb", default="21,26,31", help="LRU capacities (MB, comma-separated)")
     ap.add_argument("--seed", type=int, default=1, help="the shuffle's seed")
+    ap.add_argument("--estimate", type=float, default=0.0, metavar="MB",
+                    help="also the millisecond estimate (estimate()) of the constant-rate replay at this capacity")
     args = ap.parse_args()
     try:
         caps = [float(x) * 1e6 for x in args.capacity_mb.split(",")]
@@ -160,6 +205,10 @@ def main() -> int:
         rates = cta_rates(run)
         const = replay(run, constant_rate_times(run, rates), caps[-1:])[0] / 1e9
         shuffled = replay(run, constant_rate_times(run, rng.permutation(rates)), caps[-1:])[0] / 1e9
+        if args.estimate > 0:
+            t0 = time.perf_counter()
+            guess = estimate(run, rates, args.estimate * 1e6) / 1e9
+            took_ms = (time.perf_counter() - t0) * 1e3
         rel = rates / np.median(rates)
         fast = rel < FAST
         sms = sorted(int(x[0]) for x, f in zip(run["cta_probe"][0], fast) if f)
@@ -167,7 +216,8 @@ def main() -> int:
         print(f"  {rec['shape']:<16} {kern['bm']}x{kern['bn']} s{kern['stages']} ncu {measured:5.2f} | replay "
               + " ".join(f"{x:5.2f}" for x in exact)
               + f" | constant rates {const:5.2f}, shuffled {shuffled:5.2f} | fast class {int(fast.sum())} CTAs"
-              + (f" ({100 * (1 - rel[fast].mean()):.0f}% faster; SMs {sms})" if fast.any() else ""))
+              + (f" ({100 * (1 - rel[fast].mean()):.0f}% faster; SMs {sms})" if fast.any() else "")
+              + (f" | estimate at {args.estimate:.0f} MB {guess:5.2f} ({took_ms:.0f} ms)" if args.estimate > 0 else ""))
     if logs[0]:
         fits = ", ".join(f"{c / 1e6:.0f} MB {np.mean(v):.3f}" for c, v in zip(caps, logs))
         print(f"  mean |log(replay / ncu)|: {fits} ({len(logs[0])} launches)")

@@ -54,3 +54,10 @@ def test_bad_arguments_are_one_line_errors(tmp_path):
     for args in (["--capacity-mb", "x"], ["--capacity-mb", "-3"], ["--file", str(tmp_path / "none.jsonl")]):
         out = subprocess.run(CMD + args, capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert out.returncode == 2 and out.stderr.startswith("error:") and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_the_estimate_counts_first_reads_in_step_and_more_when_a_sharer_lags():
+    run = _run([[100.0 * i for i in range(4)] for _ in range(4)])
+    assert drift_lru.estimate(run, np.full(4, 100.0), 1e9) == 4 * 4 * SLAB     # every slab once, as the replay
+    slow = np.array([100.0, 1e5, 100.0, 1e5])    # CTAs 1 and 3 read their shared slabs long after 0 and 2
+    assert drift_lru.estimate(run, slow, 2 * SLAB) > drift_lru.estimate(run, np.full(4, 100.0), 2 * SLAB)
