@@ -81,14 +81,19 @@ def cta_rates(run: dict) -> np.ndarray:
     return np.asarray(rates)
 
 
+def _grid(run: dict) -> tuple[int, int, int, int, tuple[int, int]]:
+    """(k-blocks a tile, tiles along M, tiles along N, CTAs, (A's, B's) slab bytes) of a probed run."""
+    kern = run["kernel"]
+    elem = 1 if run["dtype"] == "e4m3" else 2
+    return (-(-run["k"] // kern["bk"]), -(-run["m"] // kern["bm"]), -(-run["n"] // kern["bn"]), kern["grid_ctas"],
+            (kern["bm"] * kern["bk"] * elem, kern["bn"] * kern["bk"] * elem))
+
+
 def replay(run: dict, times: list[np.ndarray], capacities_bytes: list[float]) -> list[float]:
     """HBM bytes an LRU of each capacity misses when every CTA reads its k-blocks' A and B slabs at ``times``."""
     kern = run["kernel"]
-    kit = -(-run["k"] // kern["bk"])
-    tiles_m, tiles_n = -(-run["m"] // kern["bm"]), -(-run["n"] // kern["bn"])
-    total, grid = tiles_m * tiles_n, kern["grid_ctas"]
-    elem = 1 if run["dtype"] == "e4m3" else 2
-    raster = Raster.N if kern.get("raster_n") else Raster.M
+    kit, tiles_m, tiles_n, grid, slab = _grid(run)
+    total, raster = tiles_m * tiles_n, Raster.N if kern.get("raster_n") else Raster.M
     when, key = [], []
     for c, times_c in enumerate(times):
         for j, t in enumerate(range(c, total, grid)):
@@ -99,7 +104,6 @@ def replay(run: dict, times: list[np.ndarray], capacities_bytes: list[float]) ->
             when.extend(ts + 0.1)                    # B after A within a k-block
             key.extend((1, ni, kb) for kb in range(kit))
     order = np.argsort(np.asarray(when), kind="stable")
-    slab = (kern["bm"] * kern["bk"] * elem, kern["bn"] * kern["bk"] * elem)
     out = []
     for cap in capacities_bytes:
         lru, used, missed = OrderedDict(), 0, 0
@@ -125,18 +129,14 @@ def estimate(run: dict, rates: np.ndarray, capacity_bytes: float, samples_per_ti
     touched in a window of length L (the sum over reads of min(gap, L) times the slab's bytes, over the run's time)
     equal the capacity; every read whose gap to the slab's previous read exceeds L misses (and every first read)."""
     kern = run["kernel"]
-    kit = -(-run["k"] // kern["bk"])
-    tiles_m, tiles_n = -(-run["m"] // kern["bm"]), -(-run["n"] // kern["bn"])
-    total, grid = tiles_m * tiles_n, kern["grid_ctas"]
-    elem = 1 if run["dtype"] == "e4m3" else 2
-    raster = Raster.N if kern.get("raster_n") else Raster.M
+    kit, tiles_m, tiles_n, grid, slab = _grid(run)
+    total, raster = tiles_m * tiles_n, Raster.N if kern.get("raster_n") else Raster.M
     t = np.arange(total)
     cta, j = t % grid, t // grid
     coords = np.array([tile_coords(int(x), tiles_m, tiles_n, raster, kern["group"])[1:] for x in t])
     ks = (np.arange(samples_per_tile) + 0.5) * kit / samples_per_tile
     when = (j[:, None] * kit + ks[None, :]) * np.asarray(rates)[cta][:, None]
     run_ns = max(len(range(c, total, grid)) * kit * rates[c] for c in range(grid))
-    slab = (kern["bm"] * kern["bk"] * elem, kern["bn"] * kern["bk"] * elem)
     gaps = []
     for operand in (0, 1):
         keys = (coords[:, operand][:, None] * samples_per_tile + np.arange(samples_per_tile)[None, :]).ravel()

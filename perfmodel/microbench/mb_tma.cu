@@ -1066,6 +1066,18 @@ static void bench_walk_pitch(Ctx& c) {
   }
 }
 
+// Each CTA's cycles (c.cycles) and SM (smid) of the last walk, as comma-separated lists for a record.
+static void cta_lists(Ctx& c, const unsigned* smid, std::string& cycles, std::string& smids) {
+  std::vector<unsigned long long> cyc(c.sms);
+  std::vector<unsigned> sm(c.sms);
+  CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < c.sms; ++i) {
+    cycles += (i ? "," : "") + std::to_string(cyc[i]);
+    smids += (i ? "," : "") + std::to_string(sm[i]);
+  }
+}
+
 // tma_sm_share (issue 8, the twenty-fifth session: in our GEMM's deep L2-bound rings the same 24 SMs, two TPCs in six
 // GPCs, run 15-26% faster a k-block than the rest, in 4-stage rings none do): every SM streams 128x128 tiles' A and B
 // boxes from the L2, one tile a CTA of a 2048x1152 grid (each B panel shared by 16 CTAs, in step), a consumer holding
@@ -1094,15 +1106,8 @@ static void bench_sm_share(Ctx& c) {
                                                     0, 8, priv ? 0 : rows, rows, priv ? 0 : m, work, c.cycles,
                                                     priv ? rows : 0, kwrap, 0, nullptr, kwrap, nullptr, smid);
         }, false);
-        std::vector<unsigned long long> cyc(c.sms);
-        std::vector<unsigned> sm(c.sms);
-        CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
         std::string cs, ss;
-        for (int i = 0; i < c.sms; ++i) {
-          cs += (i ? "," : "") + std::to_string(cyc[i]);
-          ss += (i ? "," : "") + std::to_string(sm[i]);
-        }
+        cta_lists(c, smid, cs, ss);
         Rec("tma_sm_share").str("a_panels", priv ? "private" : "shared").num("stages", stages)
             .num("work_cycles", work).num("k_iters", k_iters).num("ctas", c.sms)
             .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
@@ -1142,15 +1147,8 @@ static void bench_sm_share_mix(Ctx& c) {
                                                   g.priv ? 0 : rows, rows, g.priv ? 0 : m, 512, c.cycles,
                                                   g.priv ? rows : 0, kwrap, 0, nullptr, kwrap, nullptr, smid);
       }, false);
-      std::vector<unsigned long long> cyc(c.sms);
-      std::vector<unsigned> sm(c.sms);
-      CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-      CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
       std::string cs, ss;
-      for (int i = 0; i < c.sms; ++i) {
-        cs += (i ? "," : "") + std::to_string(cyc[i]);
-        ss += (i ? "," : "") + std::to_string(sm[i]);
-      }
+      cta_lists(c, smid, cs, ss);
       Rec("tma_sm_share_mix").num("tiles_m", g.tm).num("tiles_n", g.tn).str("a_panels", g.priv ? "private" : "shared")
           .num("stages", stages).num("work_cycles", 512)
           .num("k_iters", k_iters).num("ctas", c.sms).num("cycles_per_kblock", w.cycles_per_kblock)
