@@ -160,10 +160,35 @@ def estimate(run: dict, rates: np.ndarray, capacity_bytes: float, samples_per_ti
 
 def constant_rate_times(run: dict, rates: np.ndarray) -> list[np.ndarray]:
     """Every CTA's k-block issue times at a constant rate (ns a k-block) from time 0."""
+    kit, tiles_m, tiles_n, grid, _ = _grid(run)
+    return [np.arange(len(range(c, tiles_m * tiles_n, grid)) * kit) * r for c, r in enumerate(rates)]
+
+
+def _row(rec: dict, caps: list[float], rng, estimate_mb: float, logs: list[list[float]]) -> str:
+    """One launch's line of the report (and its |log(replay / ncu)| appended to ``logs``)."""
+    run = rec.get("program") or {}
+    if not run.get("cta_samples") or not rec.get("launches"):
+        return f"  {rec.get('shape')} {rec.get('config_name')}: no samples or no ncu row, skipped"
+    measured = _bytes(rec["launches"][-1]["dram__bytes_read.sum"]) / 1e9
+    exact = [b / 1e9 for b in replay(run, issue_times(run), caps)]
+    rates = cta_rates(run)
+    const = replay(run, constant_rate_times(run, rates), caps[-1:])[0] / 1e9
+    shuffled = replay(run, constant_rate_times(run, rng.permutation(rates)), caps[-1:])[0] / 1e9
+    guess_text = ""
+    if estimate_mb > 0:
+        t0 = time.perf_counter()
+        guess = estimate(run, rates, estimate_mb * 1e6) / 1e9
+        guess_text = f" | estimate at {estimate_mb:.0f} MB {guess:5.2f} ({(time.perf_counter() - t0) * 1e3:.0f} ms)"
+    for i, x in enumerate(exact):
+        logs[i].append(abs(np.log(x / measured)))
+    rel = rates / np.median(rates)
+    fast = rel < FAST
+    sms = sorted(int(x[0]) for x, f in zip(run["cta_probe"][0], fast) if f)
     kern = run["kernel"]
-    kit = -(-run["k"] // kern["bk"])
-    total = -(-run["m"] // kern["bm"]) * -(-run["n"] // kern["bn"])
-    return [np.arange(len(range(c, total, kern["grid_ctas"])) * kit) * r for c, r in enumerate(rates)]
+    return (f"  {rec['shape']:<16} {kern['bm']}x{kern['bn']} s{kern['stages']} ncu {measured:5.2f} | replay "
+            + " ".join(f"{x:5.2f}" for x in exact)
+            + f" | constant rates {const:5.2f}, shuffled {shuffled:5.2f} | fast class {int(fast.sum())} CTAs"
+            + (f" ({100 * (1 - rel[fast].mean()):.0f}% faster; SMs {sms})" if fast.any() else "") + guess_text)
 
 
 def main() -> int:
@@ -194,30 +219,12 @@ def main() -> int:
     print(f"{args.file}: HBM read GB, ncu against the LRU replay at {args.capacity_mb} MB "
           f"(constant-rate and shuffled replays at {last:.0f} MB)")
     for rec in rows:
-        run = rec.get("program") or {}
-        if not run.get("cta_samples") or not rec.get("launches"):
-            print(f"  {rec.get('shape')} {rec.get('config_name')}: no samples or no ncu row, skipped")
-            continue
-        measured = _bytes(rec["launches"][-1]["dram__bytes_read.sum"]) / 1e9
-        exact = [b / 1e9 for b in replay(run, issue_times(run), caps)]
-        for i, x in enumerate(exact):
-            logs[i].append(abs(np.log(x / measured)))
-        rates = cta_rates(run)
-        const = replay(run, constant_rate_times(run, rates), caps[-1:])[0] / 1e9
-        shuffled = replay(run, constant_rate_times(run, rng.permutation(rates)), caps[-1:])[0] / 1e9
-        if args.estimate > 0:
-            t0 = time.perf_counter()
-            guess = estimate(run, rates, args.estimate * 1e6) / 1e9
-            took_ms = (time.perf_counter() - t0) * 1e3
-        rel = rates / np.median(rates)
-        fast = rel < FAST
-        sms = sorted(int(x[0]) for x, f in zip(run["cta_probe"][0], fast) if f)
-        kern = run["kernel"]
-        print(f"  {rec['shape']:<16} {kern['bm']}x{kern['bn']} s{kern['stages']} ncu {measured:5.2f} | replay "
-              + " ".join(f"{x:5.2f}" for x in exact)
-              + f" | constant rates {const:5.2f}, shuffled {shuffled:5.2f} | fast class {int(fast.sum())} CTAs"
-              + (f" ({100 * (1 - rel[fast].mean()):.0f}% faster; SMs {sms})" if fast.any() else "")
-              + (f" | estimate at {args.estimate:.0f} MB {guess:5.2f} ({took_ms:.0f} ms)" if args.estimate > 0 else ""))
+        try:
+            line = _row(rec, caps, rng, args.estimate, logs)
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as e:
+            name = f"{rec.get('shape')} {rec.get('config_name')}" if isinstance(rec, dict) else "a row"
+            line = f"  {name}: malformed ({type(e).__name__}: {e}), skipped"
+        print(line)
     if logs[0]:
         fits = ", ".join(f"{c / 1e6:.0f} MB {np.mean(v):.3f}" for c, v in zip(caps, logs))
         print(f"  mean |log(replay / ncu)|: {fits} ({len(logs[0])} launches)")

@@ -61,3 +61,16 @@ def test_the_estimate_counts_first_reads_in_step_and_more_when_a_sharer_lags():
     assert drift_lru.estimate(run, np.full(4, 100.0), 1e9) == 4 * 4 * SLAB     # every slab once, as the replay
     slow = np.array([100.0, 1e5, 100.0, 1e5])    # CTAs 1 and 3 read their shared slabs long after 0 and 2
     assert drift_lru.estimate(run, slow, 2 * SLAB) > drift_lru.estimate(run, np.full(4, 100.0), 2 * SLAB)
+
+
+def test_a_malformed_row_is_one_line_and_the_rest_still_reported(tmp_path):
+    good = (ROOT / "data/ncu/drift_lru_h100b/drift_ncu.jsonl.gz")
+    import gzip
+    first = gzip.open(good, "rt").readline()
+    bad = tmp_path / "mixed.jsonl"
+    bad.write_text('[1, 2]\n{"shape": "x", "config_name": "y", "program": {"cta_samples": [[1]]}, "launches": [{}]}\n'
+                   + first)
+    out = subprocess.run(CMD + ["--file", str(bad), "--capacity-mb", "31"], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert out.stdout.count("malformed") == 2 and "(1 launches)" in out.stdout
