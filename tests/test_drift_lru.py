@@ -73,4 +73,4 @@ def test_a_malformed_row_is_one_line_and_the_rest_still_reported(tmp_path):
     out = subprocess.run(CMD + ["--file", str(bad), "--capacity-mb", "31"], capture_output=True, text=True,
                          timeout=300, cwd=ROOT)
     assert out.returncode == 0 and "Traceback" not in out.stderr
-    assert out.stdout.count("malformed") == 2 and "(1 launches)" in out.stdout
+    assert out.stdout.count(": malformed (") == 2 and "(1 launches)" in out.stdout
