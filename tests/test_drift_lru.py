@@ -74,3 +74,23 @@ def test_a_malformed_row_is_one_line_and_the_rest_still_reported(tmp_path):
                          timeout=300, cwd=ROOT)
     assert out.returncode == 0 and "Traceback" not in out.stderr
     assert out.stdout.count(": malformed (") == 2 and "(1 launches)" in out.stdout
+
+
+SIM = [sys.executable, str(ROOT / "benchmarks" / "drift_sim.py")]
+
+
+def test_the_drift_simulation_reads_each_slab_once_when_its_ctas_share_in_step():
+    import drift_sim
+    run = _run([[100.0 * i for i in range(4)] for _ in range(4)])
+    run["kernel"]["stages"] = 4
+    run["cta_probe"] = [[[s, 0, 0, 0] for s in range(4)]]
+    p = drift_sim.SimParams(1.5e9, 368.0, 776.0, 3e12, 4096.0)
+    res = drift_sim.simulate(run, set(), p)
+    assert res.hbm_read_bytes == 4 * 4 * SLAB       # an LRU of 31 MB keeps every slab: each read from HBM once
+    assert 0 < res.merged_fraction < 1 and res.time_s > 0
+
+
+def test_the_drift_simulation_fails_in_one_line_on_a_missing_file(tmp_path):
+    out = subprocess.run(SIM + ["--file", str(tmp_path / "none.jsonl.gz")], capture_output=True, text=True,
+                         timeout=60, cwd=ROOT)
+    assert out.returncode == 2 and out.stderr.startswith("error:") and len(out.stderr.strip().splitlines()) == 1
