@@ -22,7 +22,6 @@ over the CTAs' progress, and that progress is set by where the CTAs sit.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 import time
@@ -33,7 +32,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _jsonl  # noqa: E402
 from perfmodel.config import Raster  # noqa: E402
 from perfmodel.sim.scheduler import tile_coords  # noqa: E402
 
@@ -208,8 +209,7 @@ def main() -> int:
         return 2
     path = ROOT / args.file if not Path(args.file).is_absolute() else Path(args.file)
     try:
-        lines = gzip.open(path, "rt").read().splitlines() if path.suffix == ".gz" else path.read_text().splitlines()
-        rows = [json.loads(x) for x in lines if x.strip()]
+        rows = [json.loads(x) for x in _jsonl.lines(path) if x.strip()]
     except (OSError, EOFError, json.JSONDecodeError) as e:
         print(f"error: cannot read {args.file}: {e}", file=sys.stderr)
         return 2

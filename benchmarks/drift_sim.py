@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _jsonl  # noqa: E402
 from drift_lru import DEFAULT_FILE, FAST, _bytes, _grid, cta_rates  # noqa: E402
 from perfmodel import load_hardware  # noqa: E402
 from perfmodel.config import Raster  # noqa: E402
@@ -143,15 +144,14 @@ def main() -> int:
     ap.add_argument("--file", default=DEFAULT_FILE, help="drift_lru.py's ncu file (its timed runs beside it)")
     ap.add_argument("--gpu", default="h100-sxm")
     args = ap.parse_args()
-    import gzip
     import json
     path = ROOT / args.file if not Path(args.file).is_absolute() else Path(args.file)
     timed_path = path.with_name(path.name.replace("drift_ncu", "drift_timed"))
     try:
         hw = load_hardware(args.gpu)
-        rows = [json.loads(x) for x in gzip.open(path, "rt").read().splitlines() if x.strip()]
+        rows = [json.loads(x) for x in _jsonl.lines(path) if x.strip()]
         timed = {(r["shape"], r["config_name"]): r for r in
-                 (json.loads(x) for x in gzip.open(timed_path, "rt").read().splitlines() if x.strip())}
+                 (json.loads(x) for x in _jsonl.lines(timed_path) if x.strip())}
     except (PerfmodelError, OSError, EOFError, json.JSONDecodeError, KeyError, TypeError) as e:
         print(f"error: cannot read {args.file} or its timed runs: {e}", file=sys.stderr)
         return 2
@@ -164,7 +164,8 @@ def main() -> int:
                                hw.hbm.bandwidth_bytes_per_s * (hw.hbm.achievable_fraction or 1.0),
                                hw.tensor_core.f16_flops_per_clock_per_sm)
             res = simulate(run, _fast_sms(rec, rows), params)
-            measured = cta_rates(run) / np.median(cta_rates(run))
+            measured = cta_rates(run)
+            measured = measured / np.median(measured)
             sim = res.ns_per_kblock / np.median(res.ns_per_kblock)
             kern = run["kernel"]
             ncu_gb = _bytes(rec["launches"][-1]["dram__bytes_read.sum"]) / 1e9
