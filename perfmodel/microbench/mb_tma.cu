@@ -18,12 +18,13 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
-//        --sm-share | --sm-share-mix | --skinny-only [--ncu] |
+//        --walk-partial | --sm-share | --sm-share-mix | --skinny-only [--ncu] |
 //        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
-//    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share).
+//    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
+//    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -32,6 +33,7 @@ static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
+static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
 static bool g_sm_share = false;    // only --sm-share (tma_sm_share)
 static bool g_sm_share_mix = false; // only --sm-share-mix (tma_sm_share_mix)
 static bool g_skinny_only = false; // only tma_skinny_walk
@@ -1031,6 +1033,53 @@ static void bench_walk_drift(Ctx& c) {
   }
 }
 
+// tma_walk_partial (issue 8, the twenty-sixth session: one-wave grids of the one-consumer 64x256 tile at M = 128..256
+// run 10-28% below the model, and faster the deeper the ring (250 / 313 / 336 TFLOP/s at 3 / 4 / 5 stages on
+// 256x4096x14336, data/ncu/partial_ncu), where the same tile at M = 1024 or 64 is right): tma_gemm_walk_kernel over one
+// wave of a GEMM's tiles (one tile a CTA, pm8 order, A's rows then B's rows of one tensor of K-wide bf16 rows), a
+// consumer holding each stage the tile's tensor-core time at 4096 FLOP/clk/SM (or 0: as fast as the loads land), 2 to 6
+// stages as shared memory allows; the median CTA's mean issue-to-landing cycles of a stage (seen when the consumer
+// takes it). Records "tma_walk_partial"; with --ncu one launch each (after an L2 flush), for ncu's counters.
+static void bench_walk_partial(Ctx& c) {
+  unsigned long long* land = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  struct Case { int m, n, k, rows_a, rows_b; };
+  const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {128, 8192, 3072, 64, 256},
+                        {64, 16384, 28672, 64, 256}, {256, 4096, 14336, 128, 128}, {1024, 1024, 32768, 128, 128}};
+  for (const Case& cs : cases) {
+    if ((uint64_t)(cs.m + cs.n) * cs.k > c.big.rows * c.big.cols)
+      die("walk-partial: %dx%dx%d does not fit the buffer", cs.m, cs.n, cs.k);
+    const Tensor2D t = {c.big.base, (uint64_t)(cs.m + cs.n), (uint64_t)cs.k};
+    CUtensorMap ma = make_map(t, 64, cs.rows_a, 128), mb = make_map(t, 64, cs.rows_b, 128);
+    const int a_bytes = cs.rows_a * 128, b_bytes = cs.rows_b * 128;
+    const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b, k_iters = cs.k / 64;
+    const int ctas = std::min(tiles_m * tiles_n, c.sms);
+    const int mma_cycles = 2 * cs.rows_a * cs.rows_b * 64 / 4096;
+    for (int work : {mma_cycles, 0}) {
+      for (int stages = 2; stages <= 6; ++stages) {
+        const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+        if (smem > 227 * 1024) continue;
+        set_smem((const void*)tma_gemm_walk_kernel, smem);
+        const WalkTiming w = time_walk(c, ctas, k_iters, g_ncu ? 1 : 3, [&] {
+          tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n, 0, 8,
+                                                   cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0, nullptr, 0,
+                                                   land);
+        });
+        std::vector<unsigned long long> h(ctas);
+        CK(cudaMemcpy(h.data(), land, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        std::vector<double> v(h.begin(), h.end());
+        Rec("tma_walk_partial").num("m", cs.m).num("n", cs.n).num("k", cs.k).num("tile_m", cs.rows_a)
+            .num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages).str("order", "pm8")
+            .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
+            .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+            .num("land_cycles", median(v))
+            .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * ctas / (w.ms * 1e-3)).emit();
+      }
+    }
+  }
+  CK(cudaFree(land));
+}
+
 // tma_walk_pitch (issue 8, the twenty-fifth session: at ncu's HBM bytes and its own clock, our GEMM at 9216x4096x11008
 // and its neighbours ran 10-34% slower than the model, at 8192^3 and 4096x4096x32768 within 8%): the GEMM walk of
 // 8192x8192 (128x128 tiles, pm8 order, a consumer holding each stage 512 cycles, as --walk-drift) over the first 8192
@@ -1934,6 +1983,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--lrc-only")) g_lrc_only = true;
     else if (!strcmp(argv[i], "--walk-drift")) g_walk_drift = true;
     else if (!strcmp(argv[i], "--walk-pitch")) g_walk_pitch = true;
+    else if (!strcmp(argv[i], "--walk-partial")) g_walk_partial = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -1954,7 +2004,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -1976,6 +2026,7 @@ int main(int argc, char** argv) {
   if (g_lrc_only) { bench_lrc(c); bench_lrc_gemm(c); return 0; }
   if (g_walk_drift) { bench_walk_drift(c); return 0; }
   if (g_walk_pitch) { bench_walk_pitch(c); return 0; }
+  if (g_walk_partial) { bench_walk_partial(c); return 0; }
   if (g_sm_share) { bench_sm_share(c); return 0; }
   if (g_sm_share_mix) { bench_sm_share_mix(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
