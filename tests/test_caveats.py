@@ -11,7 +11,8 @@ from perfmodel.calibration.fit import load_split, split
 from perfmodel.calibration.report import add_predictions, measured_frame
 from perfmodel.config import KernelConfig
 from perfmodel.hardware import load_hardware
-from perfmodel.prediction.caveats import HBM_HEAVY_ACTIVITY, SHORT_KERNEL_S, SKINNY_M, caveats, skinny_ctas
+from perfmodel.prediction.caveats import (FEW_SHARER_ROWS, HBM_HEAVY_ACTIVITY, SHORT_KERNEL_S, SKINNY_M, caveats,
+                                          skinny_ctas)
 from perfmodel.prediction.predict import predict
 from perfmodel.problem import make_problem
 
@@ -229,3 +230,30 @@ def test_the_hbm_heavy_clock_caveat_follows_the_power_cap_and_the_hbm():
     assert "hbm-heavy-clock" not in keys
     keys, p = _keys("8192x8192x8192", MC_128x256, clock="sustained")    # power-limited, HBM far from busy
     assert p.details["hbm_activity"] < HBM_HEAVY_ACTIVITY and "hbm-heavy-clock" not in keys
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
+def test_the_few_sharer_figures_hold_on_the_calibration_half(gpu):
+    """"5% (H100) / 9% (H200) slower than predicted on average, 9 in 42 (H100) / 9 in 22 (H200) more than 10% off, up
+    to 31% slower, where the other tiles of the same shapes are within 1% on average"."""
+    cal = _calibration(gpu)
+    few = cal["caveats"].str.contains("few-sharer-64-row-tiles")
+    rows = cal[few]
+    assert len(rows) >= (40 if gpu == "h100-sxm" else 20)
+    _assert_figures(rows, gpu, mean=((0.03, 0.07), (0.06, 0.11)), beyond_10=((0.15, 0.30), (0.30, 0.50)),
+                    span=(-0.12, 0.33))
+    others = cal[cal["shape"].isin(rows["shape"].unique()) & ~few]
+    assert len(others) >= 50 and abs(others["rel_err"].mean()) <= 0.015
+
+
+def test_the_few_sharer_caveat_follows_the_tile_rows():
+    """One-consumer 64-row tiles with 2-4 tile rows get it; one tile row (B private), 16 tile rows and 128-row tiles
+    do not."""
+    s5 = "64x256x64_i64x256x16_cg1_cl1x1_mc0_s5_sw128-128_wg1_acc1_pm8_etma"
+    assert FEW_SHARER_ROWS == (2, 4)
+    for shape in ("256x4096x14336", "128x8192x3072", "160x3584x14336"):
+        assert "few-sharer-64-row-tiles" in _keys(shape, s5)[0]
+    for shape in ("64x16384x28672", "1024x1024x32768", "320x4096x14336"):
+        assert "few-sharer-64-row-tiles" not in _keys(shape, s5)[0]
+    keys, _ = _keys("256x4096x14336", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
+    assert "few-sharer-64-row-tiles" not in keys
