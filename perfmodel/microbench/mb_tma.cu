@@ -1037,9 +1037,11 @@ static void bench_walk_drift(Ctx& c) {
 // run 10-28% below the model, and faster the deeper the ring (250 / 313 / 336 TFLOP/s at 3 / 4 / 5 stages on
 // 256x4096x14336, data/ncu/partial_ncu), where the same tile at M = 1024 or 64 is right): tma_gemm_walk_kernel over one
 // wave of a GEMM's tiles (one tile a CTA, pm8 order, A's rows then B's rows of one tensor of K-wide bf16 rows), a
-// consumer holding each stage the tile's tensor-core time at 4096 FLOP/clk/SM (or 0: as fast as the loads land), 2 to 6
-// stages as shared memory allows; the median CTA's mean issue-to-landing cycles of a stage (seen when the consumer
-// takes it). Records "tma_walk_partial"; with --ncu one launch each (after an L2 flush), for ncu's counters.
+// consumer holding each stage the tile's tensor-core time at 4096 FLOP/clk/SM, that less the walk's own cycles a stage
+// (paced as the GEMM's MMAs), or 0 (as fast as the loads land), 2 to 6 stages as shared memory allows; the median
+// CTA's mean issue-to-landing cycles of a stage (seen when the consumer takes it). Records "tma_walk_partial"; with
+// --ncu one launch each (after an L2 flush), for ncu's counters.
+static constexpr int kWalkStageCycles = 208;   // the walk's own cycles a stage (its consumer's wait and release)
 static void bench_walk_partial(Ctx& c) {
   unsigned long long* land = nullptr;
   CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
@@ -1055,7 +1057,10 @@ static void bench_walk_partial(Ctx& c) {
     const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b, k_iters = cs.k / 64;
     const int ctas = std::min(tiles_m * tiles_n, c.sms);
     const int mma_cycles = 2 * cs.rows_a * cs.rows_b * 64 / 4096;
-    for (int work : {mma_cycles, 0}) {
+    // paced: the MMAs' time less the walk's own ~208 cycles a stage (its floor at work = mma_cycles: 720-730 cycles a
+    // k-block, the first run of this mode), so that a stage is held about as long as the GEMM's consumer holds it
+    const int paced = mma_cycles - kWalkStageCycles;
+    for (int work : {mma_cycles, paced, 0}) {
       for (int stages = 2; stages <= 6; ++stages) {
         const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
         if (smem > 227 * 1024) continue;
