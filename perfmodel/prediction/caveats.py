@@ -6,6 +6,7 @@ configs/splits/sm90.toml: `python3 benchmarks/bench_residuals.py`; the held-out 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..config import KernelConfig, Swizzle
@@ -27,8 +28,9 @@ LONG_K_WINDOWS = 10
 # A power-limited prediction whose HBM activity (bytes/s over the achievable rate) is at least this: the predicted clock
 # runs below the in-kernel clock more the more HBM traffic there is (the hbm-heavy-clock caveat)
 HBM_HEAVY_ACTIVITY = 0.6
-# One-consumer 64-row tiles with this many tile rows (M = 65..256), so that 2-4 CTAs read each B panel: the hardware
-# holds them at the loads' latency where the model sees the tensor core (the few-sharer caveat)
+# One-consumer tiles of FEW_SHARER_TILE_M rows with this many tile rows (M = 65..256), so that 2-4 CTAs read each B
+# panel: the hardware holds them at the loads' latency where the model sees the tensor core (the few-sharer caveat)
+FEW_SHARER_TILE_M = 64
 FEW_SHARER_ROWS = (2, 4)
 
 
@@ -119,17 +121,18 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "slower than predicted on the calibration half, up to 14%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
-    tile_rows = -(-problem.m // cfg.tile_m)
-    if (cfg.tile_m == SKINNY_M and cfg.consumers == 1 and cfg.cluster_size == 1
+    tile_rows = math.ceil(problem.m / cfg.tile_m)
+    if (cfg.tile_m == FEW_SHARER_TILE_M and cfg.consumers == 1 and cfg.cluster_size == 1
             and FEW_SHARER_ROWS[0] <= tile_rows <= FEW_SHARER_ROWS[1]):
         out.append(Caveat(
             "few-sharer-64-row-tiles",
             f"a one-consumer {cfg.tile_m}-row tile at M = {problem.m}: {tile_rows} tile rows, so {tile_rows} CTAs read "
             "each B panel. Such points measured 5% (H100) / 9% (H200) slower than predicted on average, 9 in 42 (H100) "
             "/ 9 in 22 (H200) more than 10% off, up to 31% slower, where the other tiles of the same shapes are within "
-            "1% on average (calibration half). The hardware is held by its loads' latency where the model sees the "
-            "tensor core (256x4096x14336, 64x256 at 3 / 4 / 5 stages: 250 / 313 / 336 TFLOP/s measured, 342 / 433 / "
-            "432 predicted at the loops' clocks; not the coalescer, the GPC pool or HBM: data/ncu/partial_ncu); prefer a 128-row tile on a "
+            "1% on average (calibration half). The memory system holds them at the loads' latency where the model "
+            "sees the tensor core (256x4096x14336, 64x256 at 3 / 4 / 5 stages: 250 / 313 / 336 TFLOP/s measured, "
+            "342 / 433 / 432 predicted at the loops' clocks, and the same walk without MMAs as slow; not the "
+            "coalescer, the GPC pool or HBM: data/ncu/partial_ncu, mb_tma --walk-partial); prefer a 128-row tile on a "
             "near tie"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:
         streaming = skinny_ctas(problem, cfg, hw)
@@ -152,4 +155,4 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     return tuple(out)
 
 
-__all__ = ["Caveat", "FEW_SHARER_ROWS", "HBM_HEAVY_ACTIVITY", "caveats", "skinny_ctas"]
+__all__ = ["Caveat", "FEW_SHARER_ROWS", "FEW_SHARER_TILE_M", "HBM_HEAVY_ACTIVITY", "caveats", "skinny_ctas"]
