@@ -7,13 +7,15 @@ Usage on the GPU machine: python3 data/ncu/scripts/drift_lru.py $OUT MANIFEST"""
 import csv
 import io
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ncu_common import find_ncu, timed_run  # noqa: E402
+
 out_dir, manifest = Path(sys.argv[1]), Path(sys.argv[2])
-ncu = shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin/ncu"))), None)
+ncu = find_ncu()
 METRICS = "dram__bytes_read.sum,gpu__time_duration.sum"
 
 
@@ -33,12 +35,7 @@ with open(out_dir / "drift_timed.jsonl", "a") as timed, open(out_dir / "drift_nc
         m, n, k = item["shape"].split("x")
         tag = dict(config_name=item["config"], shape=item["shape"], dtype=item["dtype"])
         base = [item["binary"], m, n, k, "--seed", "7", "--cublas", "0"]
-        try:
-            r = subprocess.run(base + ["--warmup-ms", "50", "--min-ms", "100", "--cta-probe", "4"],
-                               capture_output=True, text=True, timeout=60)
-            doc = json.loads(r.stdout) if r.stdout.strip() else {"error": r.stderr[-400:]}
-        except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
-            doc = {"error": str(e)[:400]}
+        doc = timed_run(base + ["--warmup-ms", "50", "--min-ms", "100", "--cta-probe", "4"])
         timed.write(json.dumps({**doc, **tag}) + "\n")
         timed.flush()
         rec = dict(tag)

@@ -1,8 +1,10 @@
 """Shared by the device scripts that read our GEMM under ncu (2026-11-26, eleventh session): find ncu, run one
-launch of a harness binary under it, parse its --csv --page raw output. store_ncu.py (tenth session) runs on it too;
-ksweep_ncu.py and tile_probe.py keep their own copies as the records of what ran."""
+launch of a harness binary under it, parse its --csv --page raw output, and (timed_run) a binary's own timed loop.
+store_ncu.py (tenth session) and drift_lru.py (twenty-fifth) run on it too; ksweep_ncu.py, tile_probe.py and
+cta_spread.py keep their own copies as the records of what ran."""
 import csv
 import io
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +12,16 @@ from pathlib import Path
 
 def find_ncu():
     return shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin/ncu"))), None)
+
+
+def timed_run(cmd: list, timeout: int = 60) -> dict:
+    """The JSON document a harness binary prints for one run of ``cmd`` (its timed loop), or {"error": ...} when it
+    printed none, timed out or printed something else."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return json.loads(r.stdout) if r.stdout.strip() else {"error": r.stderr[-400:]}
+    except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        return {"error": str(e)[:400]}
 
 
 def parse(text: str, wanted=None) -> dict:
