@@ -952,6 +952,13 @@ static void bench_lrc_gemm(Ctx& c) {
 // A GEMM walk timed as the skinny and pair rings time it: `reps` launches, each after an L2 flush (unless `flush` is
 // false: the whole-grid walks of --walk-drift run back to back); the median launch time and, from the last launch, the
 // median and the slowest CTA's cycles a k-block (each CTA's clock64 in c.cycles; k_iters: a CTA's k-blocks).
+// The median CTA's mean issue-to-landing cycles of a stage, from the walk kernel's `land` output of its last launch.
+static double median_land_cycles(const unsigned long long* land, int ctas) {
+  std::vector<unsigned long long> h(ctas);
+  CK(cudaMemcpy(h.data(), land, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  return median(std::vector<double>(h.begin(), h.end()));
+}
+
 struct WalkTiming { double ms, cycles_per_kblock, max_cycles_per_kblock; };
 template <class Launch>
 static WalkTiming time_walk(Ctx& c, int ctas, int k_iters, int reps, Launch launch, bool flush = true) {
@@ -1070,14 +1077,11 @@ static void bench_walk_partial(Ctx& c) {
                                                    cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0, nullptr, 0,
                                                    land);
         });
-        std::vector<unsigned long long> h(ctas);
-        CK(cudaMemcpy(h.data(), land, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        std::vector<double> v(h.begin(), h.end());
         Rec("tma_walk_partial").num("m", cs.m).num("n", cs.n).num("k", cs.k).num("tile_m", cs.rows_a)
             .num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages).str("order", "pm8")
             .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
             .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
-            .num("land_cycles", median(v))
+            .num("land_cycles", median_land_cycles(land, ctas))
             .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * ctas / (w.ms * 1e-3)).emit();
       }
     }
@@ -1257,13 +1261,7 @@ static SkinnyRun skinny_ring(Ctx& c, const SkinnyRing& k, int ctas, int reps, co
                                             k.a_kwrap, k.a_after ? 1 : 0, d_map, k.b_kwrap, land);
   });
   if (d_map) CK(cudaFree(d_map));
-  double land_med = 0;
-  if (land) {                       // the median CTA's mean issue-to-landing cycles of a stage (last repetition)
-    std::vector<unsigned long long> h(ctas);
-    CK(cudaMemcpy(h.data(), land, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-    std::vector<double> v(h.begin(), h.end());
-    land_med = median(v);
-  }
+  const double land_med = land ? median_land_cycles(land, ctas) : 0.0;   // of the last repetition
   return {t.ms, (double)N * K * 2 / (t.ms * 1e-3), t.cycles_per_kblock, t.max_cycles_per_kblock, land_med};
 }
 
