@@ -18,13 +18,14 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
-//        --walk-partial | --sm-share | --sm-share-mix | --skinny-only [--ncu] |
+//        --walk-partial | --walk-variants | --sm-share | --sm-share-mix | --skinny-only [--ncu] |
 //        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
-//    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial).
+//    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
+//    (--walk-variants) the same walks with B's box split in two or the CTAs' k-blocks staggered (tma_walk_variants).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -34,6 +35,7 @@ static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
+static bool g_walk_variants = false;  // only --walk-variants (tma_walk_variants)
 static bool g_sm_share = false;    // only --sm-share (tma_sm_share)
 static bool g_sm_share_mix = false; // only --sm-share-mix (tma_sm_share_mix)
 static bool g_skinny_only = false; // only tma_skinny_walk
@@ -269,7 +271,8 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
                                      int tiles_n, int raster_n, int group, int a_rows, int b_rows, int b_row0,
                                      int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
                                      int a_after = 0, const int* tile_of_smid = nullptr, int b_kwrap = 0,
-                                     unsigned long long* land = nullptr, unsigned* smid_out = nullptr) {
+                                     unsigned long long* land = nullptr, unsigned* smid_out = nullptr,
+                                     int b_split = 1, int k_stagger = 0) {
   extern __shared__ uint8_t raw[];
   // tile_of_smid: the CTA on SM s takes tile tile_of_smid[s] (its rank), or leaves at once if that is -1: a ring on
   // chosen SMs (--gpc-probe); otherwise the CTA's rank is its blockIdx
@@ -291,7 +294,10 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
     for (int j = 0; j < tiles; ++j) {
       int m, n;
       tile_mn((cta + (int)gridDim.x * j) % total, tiles_m, tiles_n, raster_n, group, m, n);
-      for (int k = 0; k < k_iters; ++k, r.next()) {
+      for (int kk = 0; kk < k_iters; ++kk, r.next()) {
+        // k_stagger: the tile row m walks its k-blocks from m x k_stagger on, wrapping: a B slab's sharers (the tile
+        // rows of its column) read it k_stagger x their row distance apart, an A slab's (one tile row) still together
+        const int k = k_stagger ? (kk + m * k_stagger) % k_iters : kk;
         if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
         if (land) asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
         mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
@@ -299,7 +305,10 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
         // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap; a_after: B first
         const int a_col = (a_kwrap ? k % a_kwrap : k) * 64, a_row = m * a_rows + cta * a_cta_rows;
         if (a_bytes && !a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
-        tma_load(dst + a_bytes, &mb, (b_kwrap ? k % b_kwrap : k) * 64, b_row0 + n * b_rows, full + 8 * r.s);
+        // b_split: B's box rows in that many boxes of b_rows / b_split rows (mb made with that box; same bytes)
+        for (int h = 0; h < b_split; ++h)
+          tma_load(dst + a_bytes + h * (b_bytes / b_split), &mb, (b_kwrap ? k % b_kwrap : k) * 64,
+                   b_row0 + n * b_rows + h * (b_rows / b_split), full + 8 * r.s);
         if (a_bytes && a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
       }
     }
@@ -1083,6 +1092,57 @@ static void bench_walk_partial(Ctx& c) {
             .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
             .num("land_cycles", median_land_cycles(land, ctas))
             .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * ctas / (w.ms * 1e-3)).emit();
+      }
+    }
+  }
+  CK(cudaFree(land));
+}
+
+// tma_walk_variants (issue 8, the twenty-seventh session): what holds --walk-partial's paced 64x256 walk at
+// 256x4096x14336 near 710 cycles a k-block on the H100 (the 128x128 walk of the same grid, the same HBM bytes a step,
+// reaches its floor; the H200 reaches 548). The same one-wave walks, each changed in one thing:
+//   split2: B's 256-row box issued as two 128-row boxes (the same bytes, sharers and order): is it the box?
+//   stagger D: tile row m walks its k-blocks from m x D on (wrapping): a B slab's sharers (the tile rows of its column)
+//     read it D x their row distance apart instead of in step, an A slab's still together (at 256x4096x14336 the
+//     slabs stay in L2 across that distance): is it the in-step bursts of B's misses?
+// Paced (the MMAs' time less the walk's own 208 cycles a stage) and unpaced, 3 to 5 stages. Records
+// "tma_walk_variants" with the fields of tma_walk_partial and the variant.
+static void bench_walk_variants(Ctx& c) {
+  unsigned long long* land = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  struct Case { int m, n, k, rows_a, rows_b; };
+  const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
+  struct Variant { const char* name; int b_split, k_stagger; };
+  const Variant variants[] = {{"base", 1, 0}, {"split2", 2, 0}, {"stagger1", 1, 1}, {"stagger8", 1, 8}};
+  for (const Case& cs : cases) {
+    if ((uint64_t)(cs.m + cs.n) * cs.k > c.big.rows * c.big.cols)
+      die("walk-variants: %dx%dx%d does not fit the buffer", cs.m, cs.n, cs.k);
+    const Tensor2D t = {c.big.base, (uint64_t)(cs.m + cs.n), (uint64_t)cs.k};
+    const int a_bytes = cs.rows_a * 128, b_bytes = cs.rows_b * 128;
+    const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b, k_iters = cs.k / 64;
+    const int ctas = std::min(tiles_m * tiles_n, c.sms);
+    const int mma_cycles = 2 * cs.rows_a * cs.rows_b * 64 / 4096;
+    for (const Variant& v : variants) {
+      if (v.b_split > 1 && cs.rows_b < 256) continue;
+      CUtensorMap ma = make_map(t, 64, cs.rows_a, 128), mb = make_map(t, 64, cs.rows_b / v.b_split, 128);
+      for (int work : {mma_cycles - kWalkStageCycles, 0}) {
+        for (int stages = 3; stages <= 5; ++stages) {
+          const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+          if (smem > 227 * 1024) continue;
+          set_smem((const void*)tma_gemm_walk_kernel, smem);
+          const WalkTiming w = time_walk(c, ctas, k_iters, g_ncu ? 1 : 3, [&] {
+            tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n, 0,
+                                                     8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0, nullptr, 0,
+                                                     land, nullptr, v.b_split, v.k_stagger);
+          });
+          Rec("tma_walk_variants").str("variant", v.name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
+              .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages)
+              .num("b_split", v.b_split).num("k_stagger", v.k_stagger).str("order", "pm8")
+              .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
+              .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+              .num("land_cycles", median_land_cycles(land, ctas))
+              .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * ctas / (w.ms * 1e-3)).emit();
+        }
       }
     }
   }
@@ -1987,6 +2047,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-drift")) g_walk_drift = true;
     else if (!strcmp(argv[i], "--walk-pitch")) g_walk_pitch = true;
     else if (!strcmp(argv[i], "--walk-partial")) g_walk_partial = true;
+    else if (!strcmp(argv[i], "--walk-variants")) g_walk_variants = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2007,7 +2068,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -2030,6 +2091,7 @@ int main(int argc, char** argv) {
   if (g_walk_drift) { bench_walk_drift(c); return 0; }
   if (g_walk_pitch) { bench_walk_pitch(c); return 0; }
   if (g_walk_partial) { bench_walk_partial(c); return 0; }
+  if (g_walk_variants) { bench_walk_variants(c); return 0; }
   if (g_sm_share) { bench_sm_share(c); return 0; }
   if (g_sm_share_mix) { bench_sm_share_mix(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
