@@ -18,14 +18,15 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
-//        --walk-partial | --walk-variants | --sm-share | --sm-share-mix | --skinny-only [--ncu] |
+//        --walk-partial | --walk-variants | --walk-place | --sm-share | --sm-share-mix | --skinny-only [--ncu] |
 //        --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
-//    (--walk-variants) the same walks with B's box split in two or the CTAs' k-blocks staggered (tma_walk_variants).
+//    (--walk-variants) the same walks with B's box split in two, the tile rows' k-blocks staggered or the slabs kept in
+//    L2 (tma_walk_variants); (--walk-place) the same walks on chosen SMs: TPC pairs or single SMs (tma_walk_place).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -36,6 +37,7 @@ static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
 static bool g_walk_variants = false;  // only --walk-variants (tma_walk_variants)
+static bool g_walk_place = false;  // only --walk-place (tma_walk_place)
 static bool g_sm_share = false;    // only --sm-share (tma_sm_share)
 static bool g_sm_share_mix = false; // only --sm-share-mix (tma_sm_share_mix)
 static bool g_skinny_only = false; // only tma_skinny_walk
@@ -272,7 +274,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
                                      int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
                                      int a_after = 0, const int* tile_of_smid = nullptr, int b_kwrap = 0,
                                      unsigned long long* land = nullptr, unsigned* smid_out = nullptr,
-                                     int b_split = 1, int k_stagger = 0) {
+                                     int b_split = 1, int k_stagger = 0) {   // b_split: 1 or 2
   extern __shared__ uint8_t raw[];
   // tile_of_smid: the CTA on SM s takes tile tile_of_smid[s] (its rank), or leaves at once if that is -1: a ring on
   // chosen SMs (--gpc-probe); otherwise the CTA's rank is its blockIdx
@@ -294,10 +296,11 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
     for (int j = 0; j < tiles; ++j) {
       int m, n;
       tile_mn((cta + (int)gridDim.x * j) % total, tiles_m, tiles_n, raster_n, group, m, n);
+      // k_stagger: the tile row m walks its k-blocks from m x k_stagger on, wrapping: a B slab's sharers (the tile
+      // rows of its column) read it k_stagger x their row distance apart, an A slab's (one tile row) still together
+      const int k0 = k_stagger ? (m * k_stagger) % k_iters : 0;
       for (int kk = 0; kk < k_iters; ++kk, r.next()) {
-        // k_stagger: the tile row m walks its k-blocks from m x k_stagger on, wrapping: a B slab's sharers (the tile
-        // rows of its column) read it k_stagger x their row distance apart, an A slab's (one tile row) still together
-        const int k = k_stagger ? (kk + m * k_stagger) % k_iters : kk;
+        const int k = kk + k0 < k_iters ? kk + k0 : kk + k0 - k_iters;
         if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
         if (land) asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
         mbar_arrive_expect_tx(full + 8 * r.s, stage_bytes);
@@ -305,10 +308,13 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
         // a_bytes 0: a B-only ring; a_cta_rows: each CTA its own A rows; a_kwrap: A's k-blocks wrap; a_after: B first
         const int a_col = (a_kwrap ? k % a_kwrap : k) * 64, a_row = m * a_rows + cta * a_cta_rows;
         if (a_bytes && !a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
-        // b_split: B's box rows in that many boxes of b_rows / b_split rows (mb made with that box; same bytes)
-        for (int h = 0; h < b_split; ++h)
-          tma_load(dst + a_bytes + h * (b_bytes / b_split), &mb, (b_kwrap ? k % b_kwrap : k) * 64,
-                   b_row0 + n * b_rows + h * (b_rows / b_split), full + 8 * r.s);
+        const int b_col = (b_kwrap ? k % b_kwrap : k) * 64, b_row = b_row0 + n * b_rows;
+        if (b_split == 2) {   // B's box rows as two boxes of b_rows / 2 rows (mb made with that box; the same bytes)
+          tma_load(dst + a_bytes, &mb, b_col, b_row, full + 8 * r.s);
+          tma_load(dst + a_bytes + b_bytes / 2, &mb, b_col, b_row + b_rows / 2, full + 8 * r.s);
+        } else {
+          tma_load(dst + a_bytes, &mb, b_col, b_row, full + 8 * r.s);
+        }
         if (a_bytes && a_after) tma_load(dst, &ma, a_col, a_row, full + 8 * r.s);
       }
     }
@@ -1102,18 +1108,28 @@ static void bench_walk_partial(Ctx& c) {
 // 256x4096x14336 near 710 cycles a k-block on the H100 (the 128x128 walk of the same grid, the same HBM bytes a step,
 // reaches its floor; the H200 reaches 548). The same one-wave walks, each changed in one thing:
 //   split2: B's 256-row box issued as two 128-row boxes (the same bytes, sharers and order): is it the box?
-//   stagger D: tile row m walks its k-blocks from m x D on (wrapping): a B slab's sharers (the tile rows of its column)
-//     read it D x their row distance apart instead of in step, an A slab's still together (at 256x4096x14336 the
+//   stagger8: tile row m walks its k-blocks from 8m on (wrapping): a B slab's sharers (the tile rows of its column)
+//     read it 8 x their row distance apart instead of in step, an A slab's still together (at 256x4096x14336 the
 //     slabs stay in L2 across that distance): is it the in-step bursts of B's misses?
+//   wrap_b16 / wrap16: B's (both operands') k-blocks wrap at 16, so after the first 16 their slabs are L2 hits: the
+//     same grid, sharers and boxes without the misses: is it the misses at all?
+// Each record carries its last launch's CTAs' cycles and SMs (cta_cycles, cta_smids).
 // Paced (the MMAs' time less the walk's own 208 cycles a stage) and unpaced, 3 to 5 stages. Records
 // "tma_walk_variants" with the fields of tma_walk_partial and the variant.
+static std::string join_ints(const std::vector<int>& v, char sep);
+static std::vector<std::vector<int>> gpc_groups(int smem, bool emit);
+static int smid_probe_smem();
 static void bench_walk_variants(Ctx& c) {
   unsigned long long* land = nullptr;
   CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
   struct Case { int m, n, k, rows_a, rows_b; };
   const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
-  struct Variant { const char* name; int b_split, k_stagger; };
-  const Variant variants[] = {{"base", 1, 0}, {"split2", 2, 0}, {"stagger1", 1, 1}, {"stagger8", 1, 8}};
+  unsigned* smid = nullptr;
+  CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
+  // kwrap W: both operands' (wrap_b: B's only) k-blocks wrap at W, so after the first W k-blocks their slabs are L2 hits
+  struct Variant { const char* name; int b_split, k_stagger, kwrap; bool wrap_a; };
+  const Variant variants[] = {{"base", 1, 0, 0, false}, {"wrap_b16", 1, 0, 16, false}, {"wrap16", 1, 0, 16, true},
+                              {"split2", 2, 0, 0, false}, {"stagger8", 1, 8, 0, false}};   // b_split <= 2
   for (const Case& cs : cases) {
     if ((uint64_t)(cs.m + cs.n) * cs.k > c.big.rows * c.big.cols)
       die("walk-variants: %dx%dx%d does not fit the buffer", cs.m, cs.n, cs.k);
@@ -1132,12 +1148,21 @@ static void bench_walk_variants(Ctx& c) {
           set_smem((const void*)tma_gemm_walk_kernel, smem);
           const WalkTiming w = time_walk(c, ctas, k_iters, g_ncu ? 1 : 3, [&] {
             tma_gemm_walk_kernel<<<ctas, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n, 0,
-                                                     8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0, nullptr, 0,
-                                                     land, nullptr, v.b_split, v.k_stagger);
+                                                     8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0,
+                                                     v.wrap_a ? v.kwrap : 0, 0, nullptr, v.kwrap, land, smid,
+                                                     v.b_split, v.k_stagger);
           });
+          std::vector<unsigned long long> cyc(ctas);   // the last launch's CTAs: cycles and SM
+          std::vector<int> sm(ctas);
+          CK(cudaMemcpy(cyc.data(), c.cycles, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+          CK(cudaMemcpy(sm.data(), smid, ctas * sizeof(int), cudaMemcpyDeviceToHost));
+          std::string cyc_s;
+          for (int i = 0; i < ctas; ++i) cyc_s += (i ? "," : "") + std::to_string(cyc[i]);
           Rec("tma_walk_variants").str("variant", v.name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
               .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages)
-              .num("b_split", v.b_split).num("k_stagger", v.k_stagger).str("order", "pm8")
+              .num("b_split", v.b_split).num("k_stagger", v.k_stagger).num("kwrap", v.kwrap)
+              .num("wrap_a", v.wrap_a).str("order", "pm8").str("cta_cycles", cyc_s.c_str())
+              .str("cta_smids", join_ints(sm, ',').c_str())
               .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
               .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
               .num("land_cycles", median_land_cycles(land, ctas))
@@ -1147,6 +1172,103 @@ static void bench_walk_variants(Ctx& c) {
     }
   }
   CK(cudaFree(land));
+  CK(cudaFree(smid));
+}
+
+// tma_walk_place (issue 8, the twenty-seventh session): --walk-variants found the 64x256 walk at 256x4096x14336 (one
+// wave, 64 CTAs) held by where its CTAs sit: in a plain launch its CTAs on the four TPCs the grid packs two to a TPC,
+// and on the first SM of four GPCs, run ~830 cycles a k-block where most run ~630, and B's misses are not why (B kept
+// in L2, the same). The same paced and unpaced walks (5 stages) placed on chosen SMs, one CTA a SM (a grid of one CTA
+// per SM whose CTAs on other SMs leave at once): "plain" (the launch's own placement), "cluster" (launched through the
+// cluster API with a cluster of 1, as our GEMM is: the TPC-row order of sim's busiest_gpc_sms), "pairs_compact" (both
+// SMs of each TPC, GPC after GPC: four whole GPCs), "pairs_spread" (both SMs of a TPC, the GPCs in turn), "singles"
+// (one SM of each TPC, the GPCs in turn). TPCs: SMs 2t and 2t + 1; GPCs: the groups of 16 of gpc_groups. Records
+// "tma_walk_place" with each CTA's cycles and SM.
+static void bench_walk_place(Ctx& c) {
+  unsigned long long* land = nullptr;
+  unsigned* smid = nullptr;
+  int* d_map = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
+  CK(cudaMalloc(&d_map, 1024 * sizeof(int)));
+  const std::vector<std::vector<int>> gpcs = gpc_groups(smid_probe_smem(), true);
+  const int n = 64;
+  // placements as SM lists (rank order)
+  std::vector<std::pair<const char*, std::vector<int>>> places;
+  {
+    std::vector<int> compact, spread, singles;
+    for (const auto& g : gpcs)                                   // whole TPCs of each GPC, GPC after GPC
+      for (int sm : g) if (sm % 2 == 0 && std::find(g.begin(), g.end(), sm + 1) != g.end()) {
+        if ((int)compact.size() < n) { compact.push_back(sm); compact.push_back(sm + 1); }
+      }
+    std::vector<std::vector<int>> tpcs(gpcs.size());             // each GPC's TPCs (their even SM)
+    for (size_t i = 0; i < gpcs.size(); ++i)
+      for (int sm : gpcs[i]) if (sm % 2 == 0 && std::find(gpcs[i].begin(), gpcs[i].end(), sm + 1) != gpcs[i].end())
+        tpcs[i].push_back(sm);
+    for (size_t j = 0; (int)spread.size() < n && j < 16; ++j)   // TPC j of every GPC in turn
+      for (size_t i = 0; i < tpcs.size() && (int)spread.size() < n; ++i)
+        if (j < tpcs[i].size()) { spread.push_back(tpcs[i][j]); spread.push_back(tpcs[i][j] + 1); }
+    for (size_t j = 0; (int)singles.size() < n && j < 16; ++j)
+      for (size_t i = 0; i < tpcs.size() && (int)singles.size() < n; ++i)
+        if (j < tpcs[i].size()) singles.push_back(tpcs[i][j]);
+    places.push_back({"plain", {}});
+    places.push_back({"cluster", {}});
+    if ((int)compact.size() == n) places.push_back({"pairs_compact", compact});
+    if ((int)spread.size() == n) places.push_back({"pairs_spread", spread});
+    if ((int)singles.size() == n) places.push_back({"singles", singles});
+  }
+  struct Case { int m, n, k, rows_a, rows_b; };
+  const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
+  const int stages = 5;
+  for (const Case& cs : cases) {
+    const Tensor2D t = {c.big.base, (uint64_t)(cs.m + cs.n), (uint64_t)cs.k};
+    CUtensorMap ma = make_map(t, 64, cs.rows_a, 128), mb = make_map(t, 64, cs.rows_b, 128);
+    const int a_bytes = cs.rows_a * 128, b_bytes = cs.rows_b * 128;
+    const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b, k_iters = cs.k / 64;
+    if (tiles_m * tiles_n != n) die("walk-place: %dx%dx%d is not %d tiles", cs.m, cs.n, cs.k, n);
+    const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+    set_smem((const void*)tma_gemm_walk_kernel, smem);
+    const int mma_cycles = 2 * cs.rows_a * cs.rows_b * 64 / 4096;
+    for (const auto& [name, on] : places) {
+      const bool placed = !on.empty(), cluster = !strcmp(name, "cluster");
+      if (placed) {
+        std::vector<int> map(1024, -1);
+        for (int i = 0; i < n; ++i) map[on[i]] = i;
+        CK(cudaMemcpy(d_map, map.data(), map.size() * sizeof(int), cudaMemcpyHostToDevice));
+      }
+      for (int work : {mma_cycles - kWalkStageCycles, 0}) {
+        const WalkTiming w = time_walk(c, n, k_iters, g_ncu ? 1 : 3, [&] {
+          const int grid = placed ? c.sms : n;
+          if (cluster) {
+            cudaLaunchAttribute attr;
+            const cudaLaunchConfig_t cfg = cluster_launch_config(grid, 64, smem, 1, &attr, true);
+            CK(cudaLaunchKernelEx(&cfg, tma_gemm_walk_kernel, ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m,
+                                  tiles_n, 0, 8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0,
+                                  (const int*)nullptr, 0, land, smid, 1, 0));
+          } else {
+            tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n, 0,
+                                                     8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0,
+                                                     placed ? d_map : nullptr, 0, land, smid);
+          }
+        });
+        std::vector<unsigned long long> cyc(n);
+        std::vector<int> sm(n);
+        CK(cudaMemcpy(cyc.data(), c.cycles, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(sm.data(), smid, n * sizeof(int), cudaMemcpyDeviceToHost));
+        std::string cyc_s;
+        for (int i = 0; i < n; ++i) cyc_s += (i ? "," : "") + std::to_string(cyc[i]);
+        Rec("tma_walk_place").str("placement", name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
+            .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages).str("order", "pm8")
+            .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
+            .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+            .num("land_cycles", median_land_cycles(land, n)).str("cta_cycles", cyc_s.c_str())
+            .str("cta_smids", join_ints(sm, ',').c_str()).emit();
+      }
+    }
+  }
+  CK(cudaFree(land));
+  CK(cudaFree(smid));
+  CK(cudaFree(d_map));
 }
 
 // tma_walk_pitch (issue 8, the twenty-fifth session: at ncu's HBM bytes and its own clock, our GEMM at 9216x4096x11008
@@ -2048,6 +2170,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-pitch")) g_walk_pitch = true;
     else if (!strcmp(argv[i], "--walk-partial")) g_walk_partial = true;
     else if (!strcmp(argv[i], "--walk-variants")) g_walk_variants = true;
+    else if (!strcmp(argv[i], "--walk-place")) g_walk_place = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2068,7 +2191,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --walk-place | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -2092,6 +2215,7 @@ int main(int argc, char** argv) {
   if (g_walk_pitch) { bench_walk_pitch(c); return 0; }
   if (g_walk_partial) { bench_walk_partial(c); return 0; }
   if (g_walk_variants) { bench_walk_variants(c); return 0; }
+  if (g_walk_place) { bench_walk_place(c); return 0; }
   if (g_sm_share) { bench_sm_share(c); return 0; }
   if (g_sm_share_mix) { bench_sm_share_mix(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
