@@ -129,10 +129,12 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"a one-consumer {cfg.tile_m}-row tile at M = {problem.m}: {tile_rows} tile rows, so {tile_rows} CTAs read "
             "each B panel. Such points measured 5% (H100) / 9% (H200) slower than predicted on average, 9 in 42 (H100) "
             "/ 9 in 22 (H200) more than 10% off, up to 31% slower, where the other tiles of the same shapes are within "
-            "1% on average (calibration half). The memory system holds them at the loads' latency where the model "
-            "sees the tensor core (256x4096x14336, 64x256 at 3 / 4 / 5 stages: 250 / 313 / 336 TFLOP/s measured, "
-            "342 / 433 / 432 predicted at the loops' clocks, and the same walk without MMAs as slow; not the "
-            "coalescer, the GPC pool or HBM: data/ncu/partial_ncu, mb_tma --walk-partial); prefer a 128-row tile on a "
+            "1% on average (calibration half). The memory system holds them where the model sees the tensor core "
+            "(256x4096x14336, 64x256 at 3 / 4 / 5 stages: 250 / 313 / 336 TFLOP/s measured, 342 / 433 / 432 "
+            "predicted at the loops' clocks): in the same walk without MMAs, launched as our kernel is, the CTAs of "
+            "the busiest GPC (15 of 64) take ~30% (H100) / ~12% (H200) longer a k-block than the others (mb_tma "
+            "--walk-place), and a slow class of CTAs stays with B kept in L2 (--walk-variants): not HBM. The model "
+            "counts that GPC (gpu.gpc_inflight_bytes) but its pool does not bind there; prefer a 128-row tile on a "
             "near tie"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:
         streaming = skinny_ctas(problem, cfg, hw)
