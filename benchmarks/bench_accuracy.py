@@ -209,8 +209,8 @@ def _goals(totals: dict, halves) -> None:
         # its floor: the same point's speed-up measured in two sweeps (on both GPUs in each)
         twice = pair_spread(both.assign(speedup=meas), ["shape", "dtype", "config_name"], "speedup", "sweep")
         if len(twice):
-            print(f"  H200/H100 {half:<12} floor: the same point's speed-up measured in two sweeps, {len(twice)} pairs: "
-                  f"within 5% of each other {(twice <= 0.05).sum()}/{len(twice)}")
+            print(f"  H200/H100 {half:<12} floor: the same point's speed-up measured in two sweeps, {len(twice)} "
+                  f"pairs: within 5% of each other {(twice <= 0.05).sum()}/{len(twice)}")
 
 
 def _clocks(sp, halves, skip=()) -> None:
