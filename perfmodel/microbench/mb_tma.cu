@@ -1126,7 +1126,7 @@ static void bench_walk_variants(Ctx& c) {
   const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
   unsigned* smid = nullptr;
   CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
-  // kwrap W: both operands' (wrap_b: B's only) k-blocks wrap at W, so after the first W k-blocks their slabs are L2 hits
+  // kwrap W: both operands' (wrap_a false: B's only) k-blocks wrap at W: after the first W k-blocks, all L2 hits
   struct Variant { const char* name; int b_split, k_stagger, kwrap; bool wrap_a; };
   const Variant variants[] = {{"base", 1, 0, 0, false}, {"wrap_b16", 1, 0, 16, false}, {"wrap16", 1, 0, 16, true},
                               {"split2", 2, 0, 0, false}, {"stagger8", 1, 8, 0, false}};   // b_split <= 2
