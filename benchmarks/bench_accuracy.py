@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import pandas as pd  # noqa: E402
 
 from perfmodel.calibration.fit import SM90_PARAMETERS, SUSTAINED_LOOP_S, load_split, split  # noqa: E402
-from perfmodel.calibration.report import accuracy, add_predictions, measured_frame, pair_spread, per_shape  # noqa: E402
+from perfmodel.calibration.report import accuracy, add_predictions, measured_frame, per_shape  # noqa: E402
 from perfmodel.hardware import load_hardware  # noqa: E402
 from perfmodel.measure import read_dataset  # noqa: E402
 
@@ -182,14 +182,6 @@ def _goals(totals: dict, halves) -> None:
         if len(smoke):
             ok = (smoke["rel_err"].abs() <= SMOKE_GOAL).sum()
             print(f"  {gpu:<9} {half:<12} smoke points within {SMOKE_GOAL:.0%}: {ok}/{len(smoke)}")
-        # the measurement's own floor: the same point in the same clock regime, measured in two datasets
-        twice = pair_spread(df.assign(loop=(df["meas_loop_s"] >= SUSTAINED_LOOP_S).map({True: "sustained",
-                                                                                      False: "short"})),
-                            ["shape", "dtype", "config_name", "loop"])
-        if len(twice):
-            print(f"  {gpu:<9} {half:<12} floor: the same point and clock regime measured in two datasets, "
-                  f"{len(twice)} pairs: apart by {twice.median():.1%} median, {twice.quantile(0.9):.1%} p90, "
-                  f"more than 8% in {(twice > 0.08).sum()}")
     for half in halves:
         a, b = frames.get(("h100-sxm", half)), frames.get(("h200", half))
         if a is None or b is None:
@@ -206,11 +198,6 @@ def _goals(totals: dict, halves) -> None:
         print(f"  H200/H100 {half:<12} skinny speed-up (M <= {SKINNY_M}, {len(both)} points): measured median "
               f"x{meas.median():.2f}, predicted/measured - 1 median {err.median():+.1%}, within 5%: "
               f"{(err.abs() <= 0.05).sum()}/{len(both)}")
-        # its floor: the same point's speed-up measured in two sweeps (on both GPUs in each)
-        twice = pair_spread(both.assign(speedup=meas), ["shape", "dtype", "config_name"], "speedup", "sweep")
-        if len(twice):
-            print(f"  H200/H100 {half:<12} floor: the same point's speed-up measured in two sweeps, {len(twice)} "
-                  f"pairs: within 5% of each other {(twice <= 0.05).sum()}/{len(twice)}")
 
 
 def _clocks(sp, halves, skip=()) -> None:

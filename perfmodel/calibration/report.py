@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import pandas as pd
 
@@ -162,24 +162,6 @@ def accuracy(df: pd.DataFrame) -> Accuracy:
                     within_10pct=int((ape <= 0.10).sum()))
 
 
-def pair_spread(df: pd.DataFrame, keys: Sequence[str], value: str = "meas_tflops", by: str = "dataset") -> pd.Series:
-    """How far apart the same quantity comes out where it was measured more than once: for every group of ``keys`` (a
-    point: shape, dtype, configuration, and e.g. its clock regime) that holds two or more values of ``by`` (datasets,
-    sweeps), max / min - 1 of ``value`` (each ``by``'s mean) for every pair of them. The measurement's own floor for an
-    accuracy figure of that quantity: a model can hardly agree with one measurement more closely than two
-    measurements agree with each other."""
-    cols = [*keys, by]
-    if not len(df) or any(c not in df.columns for c in [*cols, value]):
-        return pd.Series([], dtype=float)
-    per = df.dropna(subset=[value]).groupby(cols, dropna=False)[value].mean().reset_index()
-    out = []
-    for _, g in per.groupby(list(keys), dropna=False):
-        v = g[value].to_numpy(dtype=float)
-        out += [max(v[i], v[j]) / min(v[i], v[j]) - 1.0
-                for i in range(len(v)) for j in range(i + 1, len(v)) if min(v[i], v[j]) > 0]
-    return pd.Series(out, dtype=float)
-
-
 def compare(paths: Iterable[str | os.PathLike], gpu: str | None = None, *, clock="auto"
             ) -> tuple[pd.DataFrame, HardwareSpec]:
     frame, spec = measured_frame(paths)
@@ -187,8 +169,8 @@ def compare(paths: Iterable[str | os.PathLike], gpu: str | None = None, *, clock
     return add_predictions(frame, hw, clock=clock), hw
 
 
-__all__ = ["Accuracy", "accuracy", "add_predictions", "compare", "measured_frame", "pair_spread", "per_shape",
-           "plot_pred_vs_measured", "row_regime"]
+__all__ = ["Accuracy", "accuracy", "add_predictions", "compare", "measured_frame", "per_shape", "plot_pred_vs_measured",
+           "row_regime"]
 
 
 def plot_pred_vs_measured(df: pd.DataFrame, path: str | os.PathLike, *, title: str = "") -> None:
