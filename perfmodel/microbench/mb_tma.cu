@@ -1104,6 +1104,11 @@ static void bench_walk_partial(Ctx& c) {
   CK(cudaFree(land));
 }
 
+// The last launch's CTAs' cycles and SMs as comma-separated lists (the first `ctas`; 0: every SM's)
+static void cta_lists(Ctx& c, const unsigned* smid, std::string& cycles, std::string& smids, int ctas = 0);
+static std::vector<std::vector<int>> gpc_groups(int smem, bool emit);
+static int smid_probe_smem();
+
 // tma_walk_variants (issue 8, the twenty-seventh session): what holds --walk-partial's paced 64x256 walk at
 // 256x4096x14336 near 710 cycles a k-block on the H100 (the 128x128 walk of the same grid, the same HBM bytes a step,
 // reaches its floor; the H200 reaches 548). The same one-wave walks, each changed in one thing:
@@ -1116,9 +1121,6 @@ static void bench_walk_partial(Ctx& c) {
 // Each record carries its last launch's CTAs' cycles and SMs (cta_cycles, cta_smids).
 // Paced (the MMAs' time less the walk's own 208 cycles a stage) and unpaced, 3 to 5 stages. Records
 // "tma_walk_variants" with the fields of tma_walk_partial and the variant.
-static std::string join_ints(const std::vector<int>& v, char sep);
-static std::vector<std::vector<int>> gpc_groups(int smem, bool emit);
-static int smid_probe_smem();
 static void bench_walk_variants(Ctx& c) {
   unsigned long long* land = nullptr;
   CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
@@ -1152,17 +1154,13 @@ static void bench_walk_variants(Ctx& c) {
                                                      v.wrap_a ? v.kwrap : 0, 0, nullptr, v.kwrap, land, smid,
                                                      v.b_split, v.k_stagger);
           });
-          std::vector<unsigned long long> cyc(ctas);   // the last launch's CTAs: cycles and SM
-          std::vector<int> sm(ctas);
-          CK(cudaMemcpy(cyc.data(), c.cycles, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-          CK(cudaMemcpy(sm.data(), smid, ctas * sizeof(int), cudaMemcpyDeviceToHost));
-          std::string cyc_s;
-          for (int i = 0; i < ctas; ++i) cyc_s += (i ? "," : "") + std::to_string(cyc[i]);
+          std::string cyc_s, sm_s;   // the last launch's CTAs: cycles and SM
+          cta_lists(c, smid, cyc_s, sm_s, ctas);
           Rec("tma_walk_variants").str("variant", v.name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
               .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages)
               .num("b_split", v.b_split).num("k_stagger", v.k_stagger).num("kwrap", v.kwrap)
               .num("wrap_a", v.wrap_a).str("order", "pm8").str("cta_cycles", cyc_s.c_str())
-              .str("cta_smids", join_ints(sm, ',').c_str())
+              .str("cta_smids", sm_s.c_str())
               .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
               .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
               .num("land_cycles", median_land_cycles(land, ctas))
@@ -1251,18 +1249,14 @@ static void bench_walk_place(Ctx& c) {
                                                      placed ? d_map : nullptr, 0, land, smid);
           }
         });
-        std::vector<unsigned long long> cyc(n);
-        std::vector<int> sm(n);
-        CK(cudaMemcpy(cyc.data(), c.cycles, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(sm.data(), smid, n * sizeof(int), cudaMemcpyDeviceToHost));
-        std::string cyc_s;
-        for (int i = 0; i < n; ++i) cyc_s += (i ? "," : "") + std::to_string(cyc[i]);
+        std::string cyc_s, sm_s;
+        cta_lists(c, smid, cyc_s, sm_s, n);
         Rec("tma_walk_place").str("placement", name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
             .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages).str("order", "pm8")
             .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
             .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
             .num("land_cycles", median_land_cycles(land, n)).str("cta_cycles", cyc_s.c_str())
-            .str("cta_smids", join_ints(sm, ',').c_str()).emit();
+            .str("cta_smids", sm_s.c_str()).emit();
       }
     }
   }
@@ -1307,12 +1301,13 @@ static void bench_walk_pitch(Ctx& c) {
 }
 
 // Each CTA's cycles (c.cycles) and SM (smid) of the last walk, as comma-separated lists for a record.
-static void cta_lists(Ctx& c, const unsigned* smid, std::string& cycles, std::string& smids) {
-  std::vector<unsigned long long> cyc(c.sms);
-  std::vector<unsigned> sm(c.sms);
-  CK(cudaMemcpy(cyc.data(), c.cycles, c.sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(sm.data(), smid, c.sms * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  for (int i = 0; i < c.sms; ++i) {
+static void cta_lists(Ctx& c, const unsigned* smid, std::string& cycles, std::string& smids, int ctas) {
+  const int n = ctas > 0 ? ctas : c.sms;
+  std::vector<unsigned long long> cyc(n);
+  std::vector<unsigned> sm(n);
+  CK(cudaMemcpy(cyc.data(), c.cycles, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(sm.data(), smid, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) {
     cycles += (i ? "," : "") + std::to_string(cyc[i]);
     smids += (i ? "," : "") + std::to_string(sm[i]);
   }
