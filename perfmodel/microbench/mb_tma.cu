@@ -1180,8 +1180,9 @@ static void bench_walk_variants(Ctx& c) {
 // per SM whose CTAs on other SMs leave at once): "plain" (the launch's own placement), "cluster" (launched through the
 // cluster API with a cluster of 1, as our GEMM is: the TPC-row order of sim's busiest_gpc_sms), "pairs_compact" (both
 // SMs of each TPC, GPC after GPC: four whole GPCs), "pairs_spread" (both SMs of a TPC, the GPCs in turn), "singles"
-// (one SM of each TPC, the GPCs in turn). TPCs: SMs 2t and 2t + 1; GPCs: the groups of 16 of gpc_groups. Records
-// "tma_walk_place" with each CTA's cycles and SM.
+// (one SM of each TPC, the GPCs in turn). TPCs: SMs 2t and 2t + 1; GPCs: the groups of 16 of gpc_groups. The
+// cluster launch and the four whole GPCs also with B kept in L2 (b_kwrap 16). Records "tma_walk_place" with each
+// CTA's cycles and SM.
 static void bench_walk_place(Ctx& c) {
   unsigned long long* land = nullptr;
   unsigned* smid = nullptr;
@@ -1234,29 +1235,34 @@ static void bench_walk_place(Ctx& c) {
         for (int i = 0; i < n; ++i) map[on[i]] = i;
         CK(cudaMemcpy(d_map, map.data(), map.size() * sizeof(int), cudaMemcpyHostToDevice));
       }
-      for (int work : {mma_cycles - kWalkStageCycles, 0}) {
-        const WalkTiming w = time_walk(c, n, k_iters, g_ncu ? 1 : 3, [&] {
-          const int grid = placed ? c.sms : n;
-          if (cluster) {
-            cudaLaunchAttribute attr;
-            const cudaLaunchConfig_t cfg = cluster_launch_config(grid, 64, smem, 1, &attr, true);
-            CK(cudaLaunchKernelEx(&cfg, tma_gemm_walk_kernel, ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m,
-                                  tiles_n, 0, 8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0,
-                                  (const int*)nullptr, 0, land, smid, 1, 0));
-          } else {
-            tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m, tiles_n, 0,
-                                                     8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0,
-                                                     placed ? d_map : nullptr, 0, land, smid);
-          }
-        });
-        std::string cyc_s, sm_s;
-        cta_lists(c, smid, cyc_s, sm_s, n);
-        Rec("tma_walk_place").str("placement", name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
-            .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages).str("order", "pm8")
-            .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
-            .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
-            .num("land_cycles", median_land_cycles(land, n)).str("cta_cycles", cyc_s.c_str())
-            .str("cta_smids", sm_s.c_str()).emit();
+      // b_kwrap 16: B's k-blocks wrap at 16, so B's slabs are L2 hits after the first 16 (the cluster launch and
+      // the four whole GPCs only; the wrap's modulo sets that walk's own floor near 605 cycles a k-block)
+      for (int b_kwrap : {0, 16}) {
+        if (b_kwrap && strcmp(name, "cluster") && strcmp(name, "pairs_compact")) continue;
+        for (int work : {mma_cycles - kWalkStageCycles, 0}) {
+          const WalkTiming w = time_walk(c, n, k_iters, g_ncu ? 1 : 3, [&] {
+            const int grid = placed ? c.sms : n;
+            if (cluster) {
+              cudaLaunchAttribute attr;
+              const cudaLaunchConfig_t cfg = cluster_launch_config(grid, 64, smem, 1, &attr, true);
+              CK(cudaLaunchKernelEx(&cfg, tma_gemm_walk_kernel, ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m,
+                                    tiles_n, 0, 8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0,
+                                    (const int*)nullptr, b_kwrap, land, smid, 1, 0));
+            } else {
+              tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m,
+                                                       tiles_n, 0, 8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0,
+                                                       0, 0, placed ? d_map : nullptr, b_kwrap, land, smid);
+            }
+          });
+          std::string cyc_s, sm_s;
+          cta_lists(c, smid, cyc_s, sm_s, n);
+          Rec("tma_walk_place").str("placement", name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
+              .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages)
+              .str("order", "pm8").num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
+              .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
+              .num("land_cycles", median_land_cycles(land, n)).str("cta_cycles", cyc_s.c_str())
+              .str("cta_smids", sm_s.c_str()).num("b_kwrap", b_kwrap).emit();
+        }
       }
     }
   }
