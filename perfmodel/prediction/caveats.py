@@ -132,10 +132,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "1% on average (calibration half). The memory system holds them where the model sees the tensor core "
             "(256x4096x14336, 64x256 at 3 / 4 / 5 stages: 250 / 313 / 336 TFLOP/s measured, 342 / 433 / 432 "
             "predicted at the loops' clocks): in the same walk without MMAs, launched as our kernel is, the CTAs of "
-            "the busiest GPC (15 of 64) take ~30% (H100) / ~12% (H200) longer a k-block than the others (mb_tma "
-            "--walk-place), and a slow class of CTAs stays with B kept in L2 (--walk-variants): not HBM. The model "
-            "counts that GPC (gpu.gpc_inflight_bytes) but its pool does not bind there; prefer a 128-row tile on a "
-            "near tie"))
+            "the busiest GPC (15 of 64) take ~30% (H100) / ~12% (H200) longer a k-block than the others, with B's "
+            "slabs kept in L2 too (mb_tma --walk-place): not HBM. The model counts that GPC (gpu.gpc_inflight_bytes) "
+            "but its pool does not bind there; prefer a 128-row tile on a near tie"))
     if problem.m <= SKINNY_M and cfg.tile_m >= 2 * SKINNY_M:
         streaming = skinny_ctas(problem, cfg, hw)
         head = (f"M = {problem.m} fills {problem.m} of each {cfg.tile_m}-row tile, and {streaming} CTAs stream B at "
