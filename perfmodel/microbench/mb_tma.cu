@@ -964,9 +964,6 @@ static void bench_lrc_gemm(Ctx& c) {
   }
 }
 
-// A GEMM walk timed as the skinny and pair rings time it: `reps` launches, each after an L2 flush (unless `flush` is
-// false: the whole-grid walks of --walk-drift run back to back); the median launch time and, from the last launch, the
-// median and the slowest CTA's cycles a k-block (each CTA's clock64 in c.cycles; k_iters: a CTA's k-blocks).
 // The median CTA's mean issue-to-landing cycles of a stage, from the walk kernel's `land` output of its last launch.
 static double median_land_cycles(const unsigned long long* land, int ctas) {
   std::vector<unsigned long long> h(ctas);
@@ -974,6 +971,9 @@ static double median_land_cycles(const unsigned long long* land, int ctas) {
   return median(std::vector<double>(h.begin(), h.end()));
 }
 
+// A GEMM walk timed as the skinny and pair rings time it: `reps` launches, each after an L2 flush (unless `flush` is
+// false: the whole-grid walks of --walk-drift run back to back); the median launch time and, from the last launch, the
+// median and the slowest CTA's cycles a k-block (each CTA's clock64 in c.cycles; k_iters: a CTA's k-blocks).
 struct WalkTiming { double ms, cycles_per_kblock, max_cycles_per_kblock; };
 template <class Launch>
 static WalkTiming time_walk(Ctx& c, int ctas, int k_iters, int reps, Launch launch, bool flush = true) {
@@ -1055,6 +1055,27 @@ static void bench_walk_drift(Ctx& c) {
   }
 }
 
+// One wave of a GEMM's tiles for the one-wave walks (--walk-partial, --walk-variants, --walk-place): an m x n x k bf16
+// problem of rows_a x rows_b tiles whose A rows and then B rows are one tensor of K-wide rows in the big buffer.
+struct WaveCase { int m, n, k, rows_a, rows_b; };
+struct WaveGrid {
+  Tensor2D t;
+  int a_bytes, b_bytes, tiles_m, tiles_n, k_iters, ctas, mma_cycles;   // mma_cycles: the tile's MMAs at 4096 FLOP/clk
+};
+static WaveGrid wave_grid(Ctx& c, const WaveCase& cs, const char* bench) {
+  if ((uint64_t)(cs.m + cs.n) * cs.k > c.big.rows * c.big.cols)
+    die("%s: %dx%dx%d does not fit the buffer", bench, cs.m, cs.n, cs.k);
+  const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b;
+  return {{c.big.base, (uint64_t)(cs.m + cs.n), (uint64_t)cs.k}, cs.rows_a * 128, cs.rows_b * 128, tiles_m, tiles_n,
+          cs.k / 64, std::min(tiles_m * tiles_n, c.sms), 2 * cs.rows_a * cs.rows_b * 64 / 4096};
+}
+
+// The timing fields every one-wave walk's record carries, from time_walk and the kernel's `land` output.
+static Rec& wave_timing(Rec& rec, const WaveGrid& g, const WalkTiming& w, const unsigned long long* land) {
+  return rec.num("k_iters", g.k_iters).num("ms", w.ms).num("cycles_per_kblock", w.cycles_per_kblock)
+      .num("max_cycles_per_kblock", w.max_cycles_per_kblock).num("land_cycles", median_land_cycles(land, g.ctas));
+}
+
 // tma_walk_partial (issue 8, the twenty-sixth session: one-wave grids of the one-consumer 64x256 tile at M = 128..256
 // run 10-28% below the model, and faster the deeper the ring (250 / 313 / 336 TFLOP/s at 3 / 4 / 5 stages on
 // 256x4096x14336, data/ncu/partial_ncu), where the same tile at M = 1024 or 64 is right): tma_gemm_walk_kernel over one
@@ -1067,18 +1088,13 @@ static constexpr int kWalkStageCycles = 208;   // the walk's own cycles a stage 
 static void bench_walk_partial(Ctx& c) {
   unsigned long long* land = nullptr;
   CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
-  struct Case { int m, n, k, rows_a, rows_b; };
-  const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {128, 8192, 3072, 64, 256},
-                        {64, 16384, 28672, 64, 256}, {256, 4096, 14336, 128, 128}, {1024, 1024, 32768, 128, 128}};
-  for (const Case& cs : cases) {
-    if ((uint64_t)(cs.m + cs.n) * cs.k > c.big.rows * c.big.cols)
-      die("walk-partial: %dx%dx%d does not fit the buffer", cs.m, cs.n, cs.k);
-    const Tensor2D t = {c.big.base, (uint64_t)(cs.m + cs.n), (uint64_t)cs.k};
-    CUtensorMap ma = make_map(t, 64, cs.rows_a, 128), mb = make_map(t, 64, cs.rows_b, 128);
-    const int a_bytes = cs.rows_a * 128, b_bytes = cs.rows_b * 128;
-    const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b, k_iters = cs.k / 64;
-    const int ctas = std::min(tiles_m * tiles_n, c.sms);
-    const int mma_cycles = 2 * cs.rows_a * cs.rows_b * 64 / 4096;
+  const WaveCase cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {128, 8192, 3072, 64, 256},
+                            {64, 16384, 28672, 64, 256}, {256, 4096, 14336, 128, 128}, {1024, 1024, 32768, 128, 128}};
+  for (const WaveCase& cs : cases) {
+    const WaveGrid g = wave_grid(c, cs, "walk-partial");
+    const int a_bytes = g.a_bytes, b_bytes = g.b_bytes, tiles_m = g.tiles_m, tiles_n = g.tiles_n, k_iters = g.k_iters;
+    const int ctas = g.ctas, mma_cycles = g.mma_cycles;
+    CUtensorMap ma = make_map(g.t, 64, cs.rows_a, 128), mb = make_map(g.t, 64, cs.rows_b, 128);
     // paced: the MMAs' time less the walk's own ~208 cycles a stage (its floor at work = mma_cycles: 720-730 cycles a
     // k-block, the first run of this mode), so that a stage is held about as long as the GEMM's consumer holds it
     const int paced = mma_cycles - kWalkStageCycles;
@@ -1092,11 +1108,10 @@ static void bench_walk_partial(Ctx& c) {
                                                    cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0, nullptr, 0,
                                                    land);
         });
-        Rec("tma_walk_partial").num("m", cs.m).num("n", cs.n).num("k", cs.k).num("tile_m", cs.rows_a)
-            .num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages).str("order", "pm8")
-            .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
-            .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
-            .num("land_cycles", median_land_cycles(land, ctas))
+        Rec rec("tma_walk_partial");
+        rec.num("m", cs.m).num("n", cs.n).num("k", cs.k).num("tile_m", cs.rows_a).num("tile_n", cs.rows_b)
+            .num("ctas", ctas).num("stages", stages).str("order", "pm8").num("work_cycles", work);
+        wave_timing(rec, g, w, land)
             .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * ctas / (w.ms * 1e-3)).emit();
       }
     }
@@ -1124,25 +1139,20 @@ static int smid_probe_smem();
 static void bench_walk_variants(Ctx& c) {
   unsigned long long* land = nullptr;
   CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
-  struct Case { int m, n, k, rows_a, rows_b; };
-  const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
+  const WaveCase cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
   unsigned* smid = nullptr;
   CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
   // kwrap W: both operands' (wrap_a false: B's only) k-blocks wrap at W: after the first W k-blocks, all L2 hits
   struct Variant { const char* name; int b_split, k_stagger, kwrap; bool wrap_a; };
   const Variant variants[] = {{"base", 1, 0, 0, false}, {"wrap_b16", 1, 0, 16, false}, {"wrap16", 1, 0, 16, true},
                               {"split2", 2, 0, 0, false}, {"stagger8", 1, 8, 0, false}};   // b_split <= 2
-  for (const Case& cs : cases) {
-    if ((uint64_t)(cs.m + cs.n) * cs.k > c.big.rows * c.big.cols)
-      die("walk-variants: %dx%dx%d does not fit the buffer", cs.m, cs.n, cs.k);
-    const Tensor2D t = {c.big.base, (uint64_t)(cs.m + cs.n), (uint64_t)cs.k};
-    const int a_bytes = cs.rows_a * 128, b_bytes = cs.rows_b * 128;
-    const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b, k_iters = cs.k / 64;
-    const int ctas = std::min(tiles_m * tiles_n, c.sms);
-    const int mma_cycles = 2 * cs.rows_a * cs.rows_b * 64 / 4096;
+  for (const WaveCase& cs : cases) {
+    const WaveGrid g = wave_grid(c, cs, "walk-variants");
+    const int a_bytes = g.a_bytes, b_bytes = g.b_bytes, tiles_m = g.tiles_m, tiles_n = g.tiles_n, k_iters = g.k_iters;
+    const int ctas = g.ctas, mma_cycles = g.mma_cycles;
     for (const Variant& v : variants) {
       if (v.b_split > 1 && cs.rows_b < 256) continue;
-      CUtensorMap ma = make_map(t, 64, cs.rows_a, 128), mb = make_map(t, 64, cs.rows_b / v.b_split, 128);
+      CUtensorMap ma = make_map(g.t, 64, cs.rows_a, 128), mb = make_map(g.t, 64, cs.rows_b / v.b_split, 128);
       for (int work : {mma_cycles - kWalkStageCycles, 0}) {
         for (int stages = 3; stages <= 5; ++stages) {
           const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
@@ -1156,14 +1166,12 @@ static void bench_walk_variants(Ctx& c) {
           });
           std::string cyc_s, sm_s;   // the last launch's CTAs: cycles and SM
           cta_lists(c, smid, cyc_s, sm_s, ctas);
-          Rec("tma_walk_variants").str("variant", v.name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
-              .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages)
-              .num("b_split", v.b_split).num("k_stagger", v.k_stagger).num("kwrap", v.kwrap)
-              .num("wrap_a", v.wrap_a).str("order", "pm8").str("cta_cycles", cyc_s.c_str())
-              .str("cta_smids", sm_s.c_str())
-              .num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
-              .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
-              .num("land_cycles", median_land_cycles(land, ctas))
+          Rec rec("tma_walk_variants");
+          rec.str("variant", v.name).num("m", cs.m).num("n", cs.n).num("k", cs.k).num("tile_m", cs.rows_a)
+              .num("tile_n", cs.rows_b).num("ctas", ctas).num("stages", stages).num("b_split", v.b_split)
+              .num("k_stagger", v.k_stagger).num("kwrap", v.kwrap).num("wrap_a", v.wrap_a).str("order", "pm8")
+              .str("cta_cycles", cyc_s.c_str()).str("cta_smids", sm_s.c_str()).num("work_cycles", work);
+          wave_timing(rec, g, w, land)
               .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * ctas / (w.ms * 1e-3)).emit();
         }
       }
@@ -1216,18 +1224,16 @@ static void bench_walk_place(Ctx& c) {
     if ((int)spread.size() == n) places.push_back({"pairs_spread", spread});
     if ((int)singles.size() == n) places.push_back({"singles", singles});
   }
-  struct Case { int m, n, k, rows_a, rows_b; };
-  const Case cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
+  const WaveCase cases[] = {{256, 4096, 14336, 64, 256}, {1024, 1024, 32768, 64, 256}, {256, 4096, 14336, 128, 128}};
   const int stages = 5;
-  for (const Case& cs : cases) {
-    const Tensor2D t = {c.big.base, (uint64_t)(cs.m + cs.n), (uint64_t)cs.k};
-    CUtensorMap ma = make_map(t, 64, cs.rows_a, 128), mb = make_map(t, 64, cs.rows_b, 128);
-    const int a_bytes = cs.rows_a * 128, b_bytes = cs.rows_b * 128;
-    const int tiles_m = cs.m / cs.rows_a, tiles_n = cs.n / cs.rows_b, k_iters = cs.k / 64;
+  for (const WaveCase& cs : cases) {
+    const WaveGrid g = wave_grid(c, cs, "walk-place");
+    const int a_bytes = g.a_bytes, b_bytes = g.b_bytes, tiles_m = g.tiles_m, tiles_n = g.tiles_n, k_iters = g.k_iters;
+    const int mma_cycles = g.mma_cycles;
     if (tiles_m * tiles_n != n) die("walk-place: %dx%dx%d is not %d tiles", cs.m, cs.n, cs.k, n);
+    CUtensorMap ma = make_map(g.t, 64, cs.rows_a, 128), mb = make_map(g.t, 64, cs.rows_b, 128);
     const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
     set_smem((const void*)tma_gemm_walk_kernel, smem);
-    const int mma_cycles = 2 * cs.rows_a * cs.rows_b * 64 / 4096;
     for (const auto& [name, on] : places) {
       const bool placed = !on.empty(), cluster = !strcmp(name, "cluster");
       if (placed) {
@@ -1256,12 +1262,12 @@ static void bench_walk_place(Ctx& c) {
           });
           std::string cyc_s, sm_s;
           cta_lists(c, smid, cyc_s, sm_s, n);
-          Rec("tma_walk_place").str("placement", name).num("m", cs.m).num("n", cs.n).num("k", cs.k)
-              .num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages)
-              .str("order", "pm8").num("work_cycles", work).num("k_iters", k_iters).num("ms", w.ms)
-              .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
-              .num("land_cycles", median_land_cycles(land, n)).str("cta_cycles", cyc_s.c_str())
-              .str("cta_smids", sm_s.c_str()).num("b_kwrap", b_kwrap).emit();
+          Rec rec("tma_walk_place");
+          rec.str("placement", name).num("m", cs.m).num("n", cs.n).num("k", cs.k).num("tile_m", cs.rows_a)
+              .num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages).str("order", "pm8")
+              .num("work_cycles", work);
+          wave_timing(rec, g, w, land).str("cta_cycles", cyc_s.c_str()).str("cta_smids", sm_s.c_str())
+              .num("b_kwrap", b_kwrap).emit();
         }
       }
     }

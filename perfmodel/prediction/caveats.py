@@ -29,7 +29,7 @@ LONG_K_WINDOWS = 10
 # runs below the in-kernel clock more the more HBM traffic there is (the hbm-heavy-clock caveat)
 HBM_HEAVY_ACTIVITY = 0.6
 # One-consumer tiles of FEW_SHARER_TILE_M rows with this many tile rows (M = 65..256), so that 2-4 CTAs read each B
-# panel: the hardware holds them at the loads' latency where the model sees the tensor core (the few-sharer caveat)
+# panel: the busiest GPC's loads hold them where the model sees the tensor core (the few-sharer caveat)
 FEW_SHARER_TILE_M = 64
 FEW_SHARER_ROWS = (2, 4)
 
