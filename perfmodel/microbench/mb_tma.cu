@@ -18,15 +18,16 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
-//        --walk-partial | --walk-variants | --walk-place | --sm-share | --sm-share-mix | --skinny-only [--ncu] |
-//        --skinny-ctas |
+//        --walk-partial | --walk-variants | --walk-place | --walk-alone | --sm-share | --sm-share-mix |
+//        --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
 //    (--walk-variants) the same walks with B's box split in two, the tile rows' k-blocks staggered or the slabs kept in
-//    L2 (tma_walk_variants); (--walk-place) the same walks on chosen SMs: TPC pairs or single SMs (tma_walk_place).
+//    L2 (tma_walk_variants); (--walk-place) the same walks on chosen SMs: TPC pairs or single SMs (tma_walk_place);
+//    (--walk-alone) the 64x256 walk on one 16-SM set alone: each cluster group and the SMs outside them (tma_walk_alone).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -34,6 +35,7 @@ static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
 static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
+static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
 static bool g_walk_variants = false;  // only --walk-variants (tma_walk_variants)
@@ -1123,6 +1125,7 @@ static void bench_walk_partial(Ctx& c) {
 static void cta_lists(Ctx& c, const unsigned* smid, std::string& cycles, std::string& smids, int ctas = 0);
 static std::vector<std::vector<int>> gpc_groups(int smem, bool emit);
 static int smid_probe_smem();
+static std::string join_ints(const std::vector<int>& v, char sep);
 
 // tma_walk_variants (issue 8, the twenty-seventh session): what holds --walk-partial's paced 64x256 walk at
 // 256x4096x14336 near 710 cycles a k-block on the H100 (the 128x128 walk of the same grid, the same HBM bytes a step,
@@ -1269,6 +1272,84 @@ static void bench_walk_place(Ctx& c) {
           wave_timing(rec, g, w, land).str("cta_cycles", cyc_s.c_str()).str("cta_smids", sm_s.c_str())
               .num("b_kwrap", b_kwrap).emit();
         }
+      }
+    }
+  }
+  CK(cudaFree(land));
+  CK(cudaFree(smid));
+  CK(cudaFree(d_map));
+}
+
+// tma_walk_alone (issue 8, the twenty-eighth session): --walk-place found the cluster launch's busiest GPC, 15 CTAs
+// on SMs outside the card's seven 16-SM cluster groups (0/1, 16/17, 32/33, 48/49 and 120-131 on our H100s), running
+// the 64x256 walk ~30% slower a k-block than the other GPCs' CTAs, while four whole GPCs of 16 CTAs ran alike; our
+// GEMM's per-CTA probe at 1000x1992x1016 (data/ncu/smoke_probe) shows the same SMs slow. Are those SMs slow in
+// themselves? The paced and unpaced 64x256 walk of 256x4096x14336 (5 stages; its first 16 tiles: 2 A and 8 B panels)
+// on 16 SMs alone, one CTA a SM: each 16-SM cluster group ("gpc0".."gpc6"), and three sets of the SMs outside them
+// ("rest_lo": the lowest 16, "rest_hi": the highest 16, "rest_probe": 0/1, 16/17, 32/33, 48/49 and 124-131, the
+// smoke probe's slow set); each also with B kept in L2 (b_kwrap 16). Then 64 CTAs (the first 64 tiles): rest_probe
+// and three cluster groups ("rest_probe+3") against four cluster groups ("gpc4"), as in --walk-place. Records
+// "tma_walk_alone" with each CTA's cycles and SM.
+static void bench_walk_alone(Ctx& c) {
+  unsigned long long* land = nullptr;
+  unsigned* smid = nullptr;
+  int* d_map = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
+  CK(cudaMalloc(&d_map, 1024 * sizeof(int)));
+  std::vector<std::vector<int>> gpcs = gpc_groups(smid_probe_smem(), true);
+  std::vector<int> in_group(1024, 0), rest;
+  for (const auto& g : gpcs)
+    for (int sm : g) in_group[sm] = 1;
+  for (int sm = 0; sm < c.sms; ++sm)
+    if (!in_group[sm]) rest.push_back(sm);
+  std::vector<std::pair<std::string, std::vector<int>>> places;
+  for (size_t i = 0; i < gpcs.size(); ++i)
+    if (gpcs[i].size() == 16) places.push_back({"gpc" + std::to_string(i), gpcs[i]});
+  std::vector<int> probe;
+  for (int sm : {0, 1, 16, 17, 32, 33, 48, 49, 124, 125, 126, 127, 128, 129, 130, 131})
+    if (sm < c.sms && !in_group[sm]) probe.push_back(sm);
+  if (rest.size() >= 16) {
+    places.push_back({"rest_lo", std::vector<int>(rest.begin(), rest.begin() + 16)});
+    places.push_back({"rest_hi", std::vector<int>(rest.end() - 16, rest.end())});
+  }
+  if (probe.size() == 16) places.push_back({"rest_probe", probe});
+  if (probe.size() == 16 && gpcs.size() >= 4) {
+    std::vector<int> mix = probe, four;
+    for (int i = 0; i < 3; ++i) mix.insert(mix.end(), gpcs[i].begin(), gpcs[i].end());
+    for (int i = 0; i < 4; ++i) four.insert(four.end(), gpcs[i].begin(), gpcs[i].end());
+    if (mix.size() == 64 && four.size() == 64) {
+      places.push_back({"rest_probe+3", mix});
+      places.push_back({"gpc4", four});
+    }
+  }
+  const WaveCase cs = {256, 4096, 14336, 64, 256};
+  const int stages = 5;
+  const WaveGrid g = wave_grid(c, cs, "walk-alone");
+  CUtensorMap ma = make_map(g.t, 64, cs.rows_a, 128), mb = make_map(g.t, 64, cs.rows_b, 128);
+  const int smem = smem_request(stages * (g.a_bytes + g.b_bytes) + 16 * stages);
+  set_smem((const void*)tma_gemm_walk_kernel, smem);
+  for (const auto& [name, on] : places) {
+    const int n = (int)on.size();
+    std::vector<int> map(1024, -1);
+    for (int i = 0; i < n; ++i) map[on[i]] = i;
+    CK(cudaMemcpy(d_map, map.data(), map.size() * sizeof(int), cudaMemcpyHostToDevice));
+    for (int b_kwrap : {0, 16}) {
+      for (int work : {g.mma_cycles - kWalkStageCycles, 0}) {
+        CK(cudaMemset(c.cycles, 0, c.sms * sizeof(unsigned long long)));
+        const WalkTiming w = time_walk(c, n, g.k_iters, 3, [&] {
+          tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, g.a_bytes, g.b_bytes, 1, g.k_iters, g.tiles_m,
+                                                    g.tiles_n, 0, 8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0,
+                                                    0, d_map, b_kwrap, land, smid);
+        });
+        std::string cyc_s, sm_s;
+        cta_lists(c, smid, cyc_s, sm_s, n);
+        Rec rec("tma_walk_alone");
+        rec.str("placement", name.c_str()).str("sms", join_ints(on, ',').c_str()).num("m", cs.m).num("n", cs.n)
+            .num("k", cs.k).num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages)
+            .str("order", "pm8").num("work_cycles", work);
+        wave_timing(rec, g, w, land).str("cta_cycles", cyc_s.c_str()).str("cta_smids", sm_s.c_str())
+            .num("b_kwrap", b_kwrap).emit();
       }
     }
   }
@@ -2178,6 +2259,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-partial")) g_walk_partial = true;
     else if (!strcmp(argv[i], "--walk-variants")) g_walk_variants = true;
     else if (!strcmp(argv[i], "--walk-place")) g_walk_place = true;
+    else if (!strcmp(argv[i], "--walk-alone")) g_walk_alone = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2198,7 +2280,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --walk-place | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -2223,6 +2305,7 @@ int main(int argc, char** argv) {
   if (g_walk_partial) { bench_walk_partial(c); return 0; }
   if (g_walk_variants) { bench_walk_variants(c); return 0; }
   if (g_walk_place) { bench_walk_place(c); return 0; }
+  if (g_walk_alone) { bench_walk_alone(c); return 0; }
   if (g_sm_share) { bench_sm_share(c); return 0; }
   if (g_sm_share_mix) { bench_sm_share_mix(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
