@@ -1344,11 +1344,13 @@ static void bench_walk_alone(Ctx& c) {
         });
         std::string cyc_s, sm_s;
         cta_lists(c, smid, cyc_s, sm_s, n);
+        WaveGrid placed = g;     // land_cycles: the median over this placement's n CTAs
+        placed.ctas = n;
         Rec rec("tma_walk_alone");
         rec.str("placement", name.c_str()).str("sms", join_ints(on, ',').c_str()).num("m", cs.m).num("n", cs.n)
             .num("k", cs.k).num("tile_m", cs.rows_a).num("tile_n", cs.rows_b).num("ctas", n).num("stages", stages)
             .str("order", "pm8").num("work_cycles", work);
-        wave_timing(rec, g, w, land).str("cta_cycles", cyc_s.c_str()).str("cta_smids", sm_s.c_str())
+        wave_timing(rec, placed, w, land).str("cta_cycles", cyc_s.c_str()).str("cta_smids", sm_s.c_str())
             .num("b_kwrap", b_kwrap).emit();
       }
     }
