@@ -18,8 +18,8 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
-//        --walk-partial | --walk-variants | --walk-place | --walk-alone | --sm-share | --sm-share-mix |
-//        --skinny-only [--ncu] | --skinny-ctas |
+//        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share |
+//        --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
@@ -27,7 +27,9 @@
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
 //    (--walk-variants) the same walks with B's box split in two, the tile rows' k-blocks staggered or the slabs kept in
 //    L2 (tma_walk_variants); (--walk-place) the same walks on chosen SMs: TPC pairs or single SMs (tma_walk_place);
-//    (--walk-alone) the 64x256 walk on one 16-SM set alone: each cluster group and the SMs outside them (tma_walk_alone).
+//    (--walk-alone) the 64x256 walk on one 16-SM set alone: each cluster group and the SMs outside them
+//    (tma_walk_alone);
+//    (--walk-drift-paced) the whole-grid 128x128 walks paced at the MMAs' time, at 4-6 stages (tma_walk_drift_paced).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -36,6 +38,7 @@ static bool g_stream_only = false; // only tma_stream (and tma_hbm_sms)
 static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm)
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
+static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_drift_paced)
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
 static bool g_walk_variants = false;  // only --walk-variants (tma_walk_variants)
@@ -1119,6 +1122,43 @@ static void bench_walk_partial(Ctx& c) {
     }
   }
   CK(cudaFree(land));
+}
+
+// tma_walk_drift_paced (issue 8, the twenty-eighth session): --walk-drift held each stage the tile's whole MMA time
+// (512 cycles for 128x128) on top of the walk's own ~208 cycles a stage (kWalkStageCycles), so its CTAs ran at their
+// consumer's pace (714 cycles a k-block on both GPUs, every CTA alike) and never at the L2's, where our GEMM's deep
+// rings drift apart and re-read (the H200 more with depth: data/ncu/depth8192_h200). The same whole-grid walks paced as
+// --walk-partial paces them (the MMA time less the walk's own cycles) and unpaced, 128x128 at 4 / 5 / 6 stages, over
+// 8192^3, 4096x4096x32768 and 9216x4096x11008 bf16. Records "tma_walk_drift_paced" with the fields of tma_walk_drift;
+// ncu of the same binary (--ncu) adds the HBM bytes.
+static void bench_walk_drift_paced(Ctx& c) {
+  const int reps = g_ncu ? 1 : 3;
+  const struct { int m, n, k; } shapes[] = {{8192, 8192, 8192}, {4096, 4096, 32768}, {9216, 4096, 11008}};
+  for (const auto& sh : shapes) {
+    const Tensor2D t = {c.big.base, (uint64_t)(sh.m + sh.n), (uint64_t)sh.k};
+    if ((uint64_t)(sh.m + sh.n) * sh.k > c.big.rows * c.big.cols)
+      die("walk-drift-paced: %dx%dx%d does not fit the buffer", sh.m, sh.n, sh.k);
+    CUtensorMap ma = make_map(t, 64, 128, 128), mb = make_map(t, 64, 128, 128);
+    const int a_bytes = 128 * 128, b_bytes = 128 * 128, tiles_m = sh.m / 128, tiles_n = sh.n / 128, k_iters = sh.k / 64;
+    const int tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
+    const int mma_cycles = 2 * 128 * 128 * 64 / 4096;
+    for (int work : {mma_cycles - kWalkStageCycles, 0}) {
+      for (int stages : {4, 5, 6}) {
+        const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
+        set_smem((const void*)tma_gemm_walk_kernel, smem);
+        const WalkTiming w = time_walk(c, c.sms, tiles_per_cta * k_iters, reps, [&] {
+          tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles_per_cta, k_iters,
+                                                    tiles_m, tiles_n, 0, 8, 128, 128, sh.m, work, c.cycles);
+        }, false);
+        const double kblocks = (double)tiles_per_cta * k_iters;
+        Rec("tma_walk_drift_paced").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", 128).num("tile_n", 128)
+            .num("stages", stages).str("order", "pm8").num("work_cycles", work).num("tiles_per_cta", tiles_per_cta)
+            .num("k_iters", k_iters).num("ctas", c.sms).num("median_cta_cycles", w.cycles_per_kblock * kblocks)
+            .num("max_cta_cycles", w.max_cycles_per_kblock * kblocks).num("cycles_per_kblock", w.cycles_per_kblock)
+            .num("chip_bytes_per_s", kblocks * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms).emit();
+      }
+    }
+  }
 }
 
 // The last launch's CTAs' cycles and SMs as comma-separated lists (the first `ctas`; 0: every SM's)
@@ -2262,6 +2302,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-variants")) g_walk_variants = true;
     else if (!strcmp(argv[i], "--walk-place")) g_walk_place = true;
     else if (!strcmp(argv[i], "--walk-alone")) g_walk_alone = true;
+    else if (!strcmp(argv[i], "--walk-drift-paced")) g_walk_drift_paced = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2282,7 +2323,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -2308,6 +2349,7 @@ int main(int argc, char** argv) {
   if (g_walk_variants) { bench_walk_variants(c); return 0; }
   if (g_walk_place) { bench_walk_place(c); return 0; }
   if (g_walk_alone) { bench_walk_alone(c); return 0; }
+  if (g_walk_drift_paced) { bench_walk_drift_paced(c); return 0; }
   if (g_sm_share) { bench_sm_share(c); return 0; }
   if (g_sm_share_mix) { bench_sm_share_mix(c); return 0; }
   if (g_skinny_only) { bench_skinny_walk(c); return 0; }
