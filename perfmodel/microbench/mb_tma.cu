@@ -17,7 +17,8 @@
 //    same with the 64x256 tile's 256-row B box against the 128-row one (tma_gpc_wide); (--oob-land) a stage's
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
-// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] | --walk-pitch [--ncu] |
+// Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] |
+//        --walk-pitch [--paced] [--ncu] |
 //        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share |
 //        --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
@@ -39,6 +40,7 @@ static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
 static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_drift_paced)
+static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
 static bool g_walk_variants = false;  // only --walk-variants (tma_walk_variants)
@@ -1412,6 +1414,9 @@ static void bench_walk_pitch(Ctx& c) {
   const uint64_t pitches[] = {8192, 8256, 9216, 10240, 11008, 11264, 12288, 16384, 24576};
   const int tiles_m = m / rows, tiles_n = n / rows, full = (tiles_m * tiles_n + c.sms - 1) / c.sms;
   const int mma_cycles = 2 * rows * rows * 64 / 4096, a_bytes = rows * 128, b_bytes = rows * 128;
+  // --paced (the twenty-eighth session): the MMAs' time less the walk's own cycles, so that the L2 paces the walk, not
+  // its consumer (as --walk-drift-paced); the walk's own 512 cycles held every pitch at the consumer's 714
+  const int work = g_paced ? mma_cycles - kWalkStageCycles : mma_cycles;
   for (uint64_t pitch : pitches) {
     if ((uint64_t)(m + n) * pitch > c.big.rows * c.big.cols)
       die("walk-pitch: pitch %llu does not fit the buffer", (unsigned long long)pitch);
@@ -1423,12 +1428,12 @@ static void bench_walk_pitch(Ctx& c) {
         set_smem((const void*)tma_gemm_walk_kernel, smem);
         const WalkTiming w = time_walk(c, c.sms, tiles * k_iters, reps, [&] {
           tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles, k_iters, tiles_m,
-                                                    tiles_n, 0, 8, rows, rows, m, mma_cycles, c.cycles);
+                                                    tiles_n, 0, 8, rows, rows, m, work, c.cycles);
         }, false);
         const double kblocks = (double)tiles * k_iters;
         Rec("tma_walk_pitch").num("m", m).num("n", n).num("k_walked", k_iters * 64).num("pitch_elems", (double)pitch)
             .num("pitch_bytes", (double)pitch * 2).num("tile", rows).num("stages", stages).str("order", "pm8")
-            .num("work_cycles", mma_cycles).num("tiles_per_cta", tiles).num("ctas", c.sms)
+            .num("work_cycles", work).num("tiles_per_cta", tiles).num("ctas", c.sms)
             .num("cycles_per_kblock", w.cycles_per_kblock).num("max_cycles_per_kblock", w.max_cycles_per_kblock)
             .num("chip_bytes_per_s", kblocks * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms).emit();
       }
@@ -2303,6 +2308,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-place")) g_walk_place = true;
     else if (!strcmp(argv[i], "--walk-alone")) g_walk_alone = true;
     else if (!strcmp(argv[i], "--walk-drift-paced")) g_walk_drift_paced = true;
+    else if (!strcmp(argv[i], "--paced")) g_paced = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2323,7 +2329,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
