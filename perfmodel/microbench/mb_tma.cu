@@ -22,7 +22,8 @@
 //        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share |
 //        --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
+//        --l2-residency | --l2-residency-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob |
+//        --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -40,6 +41,7 @@ static bool g_lrc_only = false;    // only the LRC sweeps (tma_lrc, tma_lrc_gemm
 static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
 static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_drift_paced)
+static bool g_l2_residency_pitch = false;  // only --l2-residency-pitch (tma_l2_residency_pitch)
 static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
@@ -821,6 +823,35 @@ static void bench_l2_residency(Ctx& c) {
         .num("box_bytes", bytes).num("stages", stages).num("ctas", c.sms).num("iters", iters)
         .num("bytes_per_clock_per_sm", r.bpc).num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3))
         .num("ms", r.ms).num("sm_clock_hz", r.hz).emit();
+  }
+}
+
+// tma_l2_residency_pitch (issue 8, the twenty-eighth session: the L2-paced whole-grid walk of 8192x8192 over rows
+// pitched 10240-11264 bf16 re-reads ~2x the HBM bytes of other pitches at 6 stages, data/ncu/walk_pitch_paced_h100):
+// bench_l2_residency's in-step panel walk over the first 8192 columns of rows pitched 8192..24576 bf16: the same bytes
+// read and the same order, other addresses. Does the L2 keep less of a tensor at those pitches? Records
+// "tma_l2_residency_pitch".
+static void bench_l2_residency_pitch(Ctx& c) {
+  const uint32_t inner = 64, outer = 128;
+  const int bytes = (int)(inner * outer * 2), stages = 4, nb = 8192 / (int)inner;
+  const int smem = smem_request(stages * bytes + 8 * stages);
+  set_smem((const void*)tma_stream_kernel, smem);
+  for (uint64_t pitch : {8192, 9216, 10240, 11008, 11264, 12288, 16384, 24576}) {
+    for (int mib : {12, 16, 20, 24, 28, 32, 40}) {
+      const uint64_t rows = ((uint64_t)mib << 20) / (8192 * 2);
+      if (rows * pitch > c.big.rows * c.big.cols) die("l2-residency-pitch: %d MiB at pitch %llu does not fit", mib,
+                                                      (unsigned long long)pitch);
+      const Tensor2D t = {c.big.base, rows, pitch};
+      CUtensorMap m = make_map(t, inner, outer, 128);
+      const int panels = (int)(rows / outer), iters = 2 * nb;
+      const StreamRun r = run_stream(c, m, c.sms, smem, stages, bytes, iters, inner, outer, panels, nb, 4,
+                                     g_quick ? 2 : 7);
+      Rec("tma_l2_residency_pitch").num("pitch_elems", (double)pitch).num("pitch_bytes", (double)pitch * 2)
+          .num("working_set_bytes", (double)((uint64_t)mib << 20)).num("panels", panels).num("box_bytes", bytes)
+          .num("stages", stages).num("ctas", c.sms).num("iters", iters).num("bytes_per_clock_per_sm", r.bpc)
+          .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3)).num("ms", r.ms)
+          .num("sm_clock_hz", r.hz).emit();
+    }
   }
 }
 
@@ -2309,6 +2340,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-alone")) g_walk_alone = true;
     else if (!strcmp(argv[i], "--walk-drift-paced")) g_walk_drift_paced = true;
     else if (!strcmp(argv[i], "--paced")) g_paced = true;
+    else if (!strcmp(argv[i], "--l2-residency-pitch")) g_l2_residency_pitch = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2329,7 +2361,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -2368,6 +2400,7 @@ int main(int argc, char** argv) {
   if (g_gpc_wide) { bench_gpc_wide(c); return 0; }
   if (g_oob_land) { bench_oob_land(c); return 0; }
   if (g_l2_residency) { bench_l2_residency(c); return 0; }
+  if (g_l2_residency_pitch) { bench_l2_residency_pitch(c); return 0; }
   if (g_miss_mix) { bench_miss_mix(c); return 0; }
   if (g_pair_share) { bench_pair_share(c); return 0; }
   if (g_pair_smem) { bench_pair_smem(c); return 0; }
