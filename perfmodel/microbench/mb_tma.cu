@@ -22,8 +22,8 @@
 //        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share |
 //        --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --l2-residency-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob |
-//        --gpc-load]
+//        --l2-residency | --l2-residency-pitch | --hbm-pitch | --miss-mix | --pair-share | --pair-smem |
+//        --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -42,6 +42,7 @@ static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
 static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_drift_paced)
 static bool g_l2_residency_pitch = false;  // only --l2-residency-pitch (tma_l2_residency_pitch)
+static bool g_hbm_pitch = false;  // only --hbm-pitch (tma_hbm_pitch)
 static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
@@ -852,6 +853,37 @@ static void bench_l2_residency_pitch(Ctx& c) {
           .num("stages", stages).num("ctas", c.sms).num("iters", iters).num("bytes_per_clock_per_sm", r.bpc)
           .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3)).num("ms", r.ms)
           .num("sm_clock_hz", r.hz).emit();
+    }
+  }
+}
+
+// tma_hbm_pitch (issue 8, the twenty-eighth session: the pitches whose deep L2-paced walks re-read twice the bytes keep
+// as much in the L2 as the others, tma_l2_residency_pitch): every SM streams its own 128-row panel from HBM box by box
+// along the row (tma_stream_kernel mode 2, as a GEMM operand's panel walk), over the first 8192 columns of rows pitched
+// 8192..24576 bf16, after an L2 flush: is HBM slower for 128-byte row pieces at those pitches? Records "tma_hbm_pitch".
+static void bench_hbm_pitch(Ctx& c) {
+  const uint32_t inner = 64, outer = 128;
+  const int bytes = (int)(inner * outer * 2), nb = 8192 / (int)inner;
+  for (int stages : {4, 8}) {
+    const int smem = smem_request(stages * bytes + 8 * stages);
+    set_smem((const void*)tma_stream_kernel, smem);
+    for (uint64_t pitch : {8192, 9216, 10240, 11008, 11264, 12288, 16384, 24576}) {
+      const uint64_t rows = std::min<uint64_t>(c.big.rows * c.big.cols / pitch, 20480) / outer * outer;
+      if (rows / outer < (uint64_t)c.sms)
+        die("hbm-pitch: %llu panels at pitch %llu", (unsigned long long)(rows / outer), (unsigned long long)pitch);
+      const Tensor2D t = {c.big.base, rows, pitch};
+      CUtensorMap m = make_map(t, inner, outer, 128);
+      std::vector<double> ms_v;
+      for (int rep = 0; rep < 5; ++rep) {
+        c.flush();
+        ms_v.push_back(event_ms([&] {
+          tma_stream_kernel<<<c.sms, 32, smem>>>(m, stages, bytes, nb, inner, outer, 0, nb, 2, c.probe, c.cycles);
+        }));
+      }
+      const double ms = median(ms_v);
+      Rec("tma_hbm_pitch").num("pitch_elems", (double)pitch).num("pitch_bytes", (double)pitch * 2).num("stages", stages)
+          .num("box_bytes", bytes).num("ctas", c.sms).num("boxes_per_cta", nb)
+          .num("chip_bytes_per_s", (double)nb * bytes * c.sms / (ms * 1e-3)).num("ms", ms).emit();
     }
   }
 }
@@ -2342,6 +2374,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-drift-paced")) g_walk_drift_paced = true;
     else if (!strcmp(argv[i], "--paced")) g_paced = true;
     else if (!strcmp(argv[i], "--l2-residency-pitch")) g_l2_residency_pitch = true;
+    else if (!strcmp(argv[i], "--hbm-pitch")) g_hbm_pitch = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2362,7 +2395,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | --hbm-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
@@ -2402,6 +2435,7 @@ int main(int argc, char** argv) {
   if (g_oob_land) { bench_oob_land(c); return 0; }
   if (g_l2_residency) { bench_l2_residency(c); return 0; }
   if (g_l2_residency_pitch) { bench_l2_residency_pitch(c); return 0; }
+  if (g_hbm_pitch) { bench_hbm_pitch(c); return 0; }
   if (g_miss_mix) { bench_miss_mix(c); return 0; }
   if (g_pair_share) { bench_pair_share(c); return 0; }
   if (g_pair_smem) { bench_pair_smem(c); return 0; }
