@@ -1290,6 +1290,26 @@ static void bench_walk_variants(Ctx& c) {
   CK(cudaFree(smid));
 }
 
+// The device buffers of the walks on chosen SMs (--walk-place, --walk-alone): each CTA's stage landing cycles and SM,
+// and the SM -> rank map (1024 SMs at most), freed when the walk is done.
+struct PlacedBuffers {
+  unsigned long long* land = nullptr;
+  unsigned* smid = nullptr;
+  int* map = nullptr;
+  explicit PlacedBuffers(const Ctx& c) {
+    CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+    CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
+    CK(cudaMalloc(&map, 1024 * sizeof(int)));
+  }
+  ~PlacedBuffers() {
+    cudaFree(land);
+    cudaFree(smid);
+    cudaFree(map);
+  }
+  PlacedBuffers(const PlacedBuffers&) = delete;
+  PlacedBuffers& operator=(const PlacedBuffers&) = delete;
+};
+
 // tma_walk_place (issue 8, the twenty-seventh session): --walk-variants found the 64x256 walk at 256x4096x14336 (one
 // wave, 64 CTAs) held by where its CTAs sit: in a plain launch its CTAs on the four TPCs the grid packs two to a TPC,
 // and on the first SM of four GPCs, run ~830 cycles a k-block where most run ~630, and B's misses are not why (B kept
@@ -1301,12 +1321,10 @@ static void bench_walk_variants(Ctx& c) {
 // cluster launch and the four whole GPCs also with B kept in L2 (b_kwrap 16). Records "tma_walk_place" with each
 // CTA's cycles and SM.
 static void bench_walk_place(Ctx& c) {
-  unsigned long long* land = nullptr;
-  unsigned* smid = nullptr;
-  int* d_map = nullptr;
-  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
-  CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
-  CK(cudaMalloc(&d_map, 1024 * sizeof(int)));
+  const PlacedBuffers buf(c);
+  unsigned long long* land = buf.land;
+  unsigned* smid = buf.smid;
+  int* d_map = buf.map;
   const std::vector<std::vector<int>> gpcs = gpc_groups(smid_probe_smem(), true);
   const int n = 64;
   // placements as SM lists (rank order)
@@ -1381,9 +1399,6 @@ static void bench_walk_place(Ctx& c) {
       }
     }
   }
-  CK(cudaFree(land));
-  CK(cudaFree(smid));
-  CK(cudaFree(d_map));
 }
 
 // tma_walk_alone (issue 8, the twenty-eighth session): --walk-place found the cluster launch's busiest GPC, 15 CTAs
@@ -1397,12 +1412,10 @@ static void bench_walk_place(Ctx& c) {
 // and three cluster groups ("rest_probe+3") against four cluster groups ("gpc4"), as in --walk-place. Records
 // "tma_walk_alone" with each CTA's cycles and SM.
 static void bench_walk_alone(Ctx& c) {
-  unsigned long long* land = nullptr;
-  unsigned* smid = nullptr;
-  int* d_map = nullptr;
-  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
-  CK(cudaMalloc(&smid, c.sms * sizeof(unsigned)));
-  CK(cudaMalloc(&d_map, 1024 * sizeof(int)));
+  const PlacedBuffers buf(c);
+  unsigned long long* land = buf.land;
+  unsigned* smid = buf.smid;
+  int* d_map = buf.map;
   std::vector<std::vector<int>> gpcs = gpc_groups(smid_probe_smem(), true);
   std::vector<int> in_group(1024, 0), rest;
   for (const auto& g : gpcs)
@@ -1461,9 +1474,6 @@ static void bench_walk_alone(Ctx& c) {
       }
     }
   }
-  CK(cudaFree(land));
-  CK(cudaFree(smid));
-  CK(cudaFree(d_map));
 }
 
 // tma_walk_pitch (issue 8, the twenty-fifth session: at ncu's HBM bytes and its own clock, our GEMM at 9216x4096x11008
