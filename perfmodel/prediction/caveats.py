@@ -90,8 +90,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "faster than the rest; an LRU L2 of 31 MB replaying the CTAs' own progress gives ncu's bytes within 2%, "
             "and one binary's launches read up to 1.5x apart (data/ncu/drift_lru). The rows' pitch matters too: a "
             "whole-grid walk the L2 paces re-reads twice the HBM bytes at 6 stages with rows of 10240-11264 bf16 that "
-            "it reads at 8192, 16384 or 24576, though the L2 keeps as much at each (mb_tma --walk-pitch --paced, "
-            "--l2-residency-pitch); the model's spread is one figure for every pitch. Such points measured 2% slower "
+            "it reads at 8192, 16384 or 24576 on the H100 (not on the H200), though the L2 keeps as much at each "
+            "(mb_tma --walk-pitch --paced, --l2-residency-pitch); the model's spread is one figure for every pitch. "
+            "Such points measured 2% slower "
             "(H100) / 4% slower (H200) than predicted on average, 10% / 24% of them more than 10% off, from 18% "
             "faster to 47% slower (calibration "
             f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
