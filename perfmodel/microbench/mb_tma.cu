@@ -19,8 +19,8 @@
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] |
 //        --walk-pitch [--paced] [--ncu] |
-//        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share |
-//        --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
+//        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] |
+//        --sm-share | --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --l2-residency-pitch | --hbm-pitch | --miss-mix | --pair-share | --pair-smem |
 //        --direct-store | --mc-oob | --gpc-load]
@@ -43,6 +43,7 @@ static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
 static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_drift_paced)
 static bool g_l2_residency_pitch = false;  // only --l2-residency-pitch (tma_l2_residency_pitch)
 static bool g_hbm_pitch = false;  // only --hbm-pitch (tma_hbm_pitch)
+static bool g_epi = false;  // --walk-drift-paced --epi: the paced walk with an epilogue stop after each tile
 static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
@@ -284,7 +285,8 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
                                      int work, unsigned long long* cycles, int a_cta_rows = 0, int a_kwrap = 0,
                                      int a_after = 0, const int* tile_of_smid = nullptr, int b_kwrap = 0,
                                      unsigned long long* land = nullptr, unsigned* smid_out = nullptr,
-                                     int b_split = 1, int k_stagger = 0) {   // b_split: 1 or 2
+                                     int b_split = 1, int k_stagger = 0,      // b_split: 1 or 2
+                                     int epi_cycles = 0) {   // the consumer's stop after each tile (an epilogue)
   extern __shared__ uint8_t raw[];
   // tile_of_smid: the CTA on SM s takes tile tile_of_smid[s] (its rank), or leaves at once if that is -1: a ring on
   // chosen SMs (--gpc-probe); otherwise the CTA's rank is its blockIdx
@@ -343,6 +345,10 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
       while (clk() - w0 < work) {}
       mbar_arrive(empty + 8 * cs);
       if (++cs == stages) { cs = 0; cpar ^= 1; }
+      if (epi_cycles && (it + 1) % k_iters == 0) {   // the tile's epilogue: the producer refills the ring meanwhile
+        const long long e0 = clk();
+        while (clk() - e0 < epi_cycles) {}
+      }
     }
     cycles[cta] = clk() - t0;
     if (land) land[cta] = landed / (unsigned long long)(tiles * k_iters);
@@ -1197,6 +1203,8 @@ static void bench_walk_partial(Ctx& c) {
 // --walk-partial paces them (the MMA time less the walk's own cycles) and unpaced, 128x128 at 4 / 5 / 6 stages, over
 // 8192^3, 4096x4096x32768 and 9216x4096x11008 bf16. Records "tma_walk_drift_paced" with the fields of tma_walk_drift;
 // ncu of the same binary (--ncu) adds the HBM bytes.
+// our GEMM's 128x128 tile's epilogue: 32 KB of bf16 at sync.epilogue_bytes_per_clock_per_sm (10.9 B a cycle, H100)
+static constexpr int kEpiWalkCycles = 3000;
 static void bench_walk_drift_paced(Ctx& c) {
   const int reps = g_ncu ? 1 : 3;
   const struct { int m, n, k; } shapes[] = {{8192, 8192, 8192}, {4096, 4096, 32768}, {9216, 4096, 11008}};
@@ -1208,17 +1216,24 @@ static void bench_walk_drift_paced(Ctx& c) {
     const int a_bytes = 128 * 128, b_bytes = 128 * 128, tiles_m = sh.m / 128, tiles_n = sh.n / 128, k_iters = sh.k / 64;
     const int tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
     const int mma_cycles = 2 * 128 * 128 * 64 / 4096;
-    for (int work : {mma_cycles - kWalkStageCycles, 0}) {
+    // --epi: the paced walk with the consumer stopping EPI_WALK_CYCLES after each tile, as our GEMM's epilogue stops
+    // its MMAs while the producer refills the ring, instead of the unpaced walk
+    const std::pair<int, int> variants[] = {{mma_cycles - kWalkStageCycles, 0},
+                                            g_epi ? std::pair<int, int>{mma_cycles - kWalkStageCycles, kEpiWalkCycles}
+                                                  : std::pair<int, int>{0, 0}};
+    for (const auto& [work, epi] : variants) {
       for (int stages : {4, 5, 6}) {
         const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
         set_smem((const void*)tma_gemm_walk_kernel, smem);
         const WalkTiming w = time_walk(c, c.sms, tiles_per_cta * k_iters, reps, [&] {
           tma_gemm_walk_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, tiles_per_cta, k_iters,
-                                                    tiles_m, tiles_n, 0, 8, 128, 128, sh.m, work, c.cycles);
+                                                    tiles_m, tiles_n, 0, 8, 128, 128, sh.m, work, c.cycles, 0, 0, 0,
+                                                    nullptr, 0, nullptr, nullptr, 1, 0, epi);
         }, false);
         const double kblocks = (double)tiles_per_cta * k_iters;
         Rec("tma_walk_drift_paced").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", 128).num("tile_n", 128)
-            .num("stages", stages).str("order", "pm8").num("work_cycles", work).num("tiles_per_cta", tiles_per_cta)
+            .num("stages", stages).str("order", "pm8").num("work_cycles", work).num("epi_cycles", epi)
+            .num("tiles_per_cta", tiles_per_cta)
             .num("k_iters", k_iters).num("ctas", c.sms).num("median_cta_cycles", w.cycles_per_kblock * kblocks)
             .num("max_cta_cycles", w.max_cycles_per_kblock * kblocks).num("cycles_per_kblock", w.cycles_per_kblock)
             .num("chip_bytes_per_s", kblocks * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms).emit();
@@ -1380,7 +1395,7 @@ static void bench_walk_place(Ctx& c) {
               const cudaLaunchConfig_t cfg = cluster_launch_config(grid, 64, smem, 1, &attr, true);
               CK(cudaLaunchKernelEx(&cfg, tma_gemm_walk_kernel, ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m,
                                     tiles_n, 0, 8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0, 0, 0,
-                                    (const int*)nullptr, b_kwrap, land, smid, 1, 0));
+                                    (const int*)nullptr, b_kwrap, land, smid, 1, 0, 0));
             } else {
               tma_gemm_walk_kernel<<<grid, 64, smem>>>(ma, mb, stages, a_bytes, b_bytes, 1, k_iters, tiles_m,
                                                        tiles_n, 0, 8, cs.rows_a, cs.rows_b, cs.m, work, c.cycles, 0,
@@ -2383,6 +2398,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-alone")) g_walk_alone = true;
     else if (!strcmp(argv[i], "--walk-drift-paced")) g_walk_drift_paced = true;
     else if (!strcmp(argv[i], "--paced")) g_paced = true;
+    else if (!strcmp(argv[i], "--epi")) g_epi = true;
     else if (!strcmp(argv[i], "--l2-residency-pitch")) g_l2_residency_pitch = true;
     else if (!strcmp(argv[i], "--hbm-pitch")) g_hbm_pitch = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
@@ -2405,7 +2421,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --skinny-only "
-             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | --hbm-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
+             "[--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] | --sm-share | --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | --hbm-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])", argv[i]);
   }
   emit_device_record();
   Ctx c;
