@@ -331,7 +331,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
       }
     }
   } else if (threadIdx.x == 32) {    // consumer: the MMAs' time, then release
-    int cs = 0;
+    int cs = 0, tile_k = 0;
     uint32_t cpar = 0;
     unsigned long long landed = 0;   // land: the stages' issue-to-landing cycles, summed (seen when the consumer waits)
     for (int it = 0; it < tiles * k_iters; ++it) {
@@ -345,7 +345,10 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
       while (clk() - w0 < work) {}
       mbar_arrive(empty + 8 * cs);
       if (++cs == stages) { cs = 0; cpar ^= 1; }
-      if (epi_cycles && (it + 1) % k_iters == 0) {   // the tile's epilogue: the producer refills the ring meanwhile
+      // the tile's epilogue: the producer refills the ring meanwhile (a counter, not it % k_iters: a modulo a stage
+      // costs this one-thread consumer ~200 cycles and paces the walk itself, as the first --epi run found)
+      if (epi_cycles && ++tile_k == k_iters) {
+        tile_k = 0;
         const long long e0 = clk();
         while (clk() - e0 < epi_cycles) {}
       }
