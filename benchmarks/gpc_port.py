@@ -9,9 +9,10 @@ The records: the paced 64x256 walks of 256x4096x14336 (one wave, 64 CTAs, 5 stag
 HardwareSpec.busiest_gpc_sms). A group's distinct bytes a k-block: the A and B slabs of its CTAs' tiles (rank r takes
 tile r in pm8 order, sim/scheduler.tile_coords), 64 x 128 B an A slab, 256 x 128 B a B slab. In each walk the group
 with the most distinct bytes (the slowest of equals) is the one a per-GPC limit would hold, and it is the walk's
-slowest group, or within 1% of it, in every record. It is held where its CTAs' median cycles a k-block exceed the walk's floor by more than
-BOUND: the floor is the fastest group of the run's walks with the same B (from HBM, or kept in L2 by b_kwrap 16, whose
-modulo slows the walk's producer). The figure: the median over a GPU's held groups of distinct bytes over cycles.
+slowest group, or within 1% of it, in every record. It is held where its CTAs' median cycles a k-block exceed the
+walk's floor by more than BOUND: the floor is the fastest group of the run's walks with the same B (from HBM, or kept
+in L2 by b_kwrap 16, whose modulo slows the walk's producer). The figure: the median over a GPU's held groups of
+distinct bytes over cycles.
 
 Tried in the model and not kept (docs/calibrate.md, the twenty-eighth session): a one-wave grid's stages taking at
 least the busiest GPC's distinct bytes of the first wave over this figure (458 H100, 554 H200) moved the calibration
