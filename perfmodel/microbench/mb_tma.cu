@@ -22,7 +22,7 @@
 //        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] |
 //        --sm-share | --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --l2-residency-pitch | --hbm-pitch | --miss-mix | --pair-share | --pair-smem |
+//        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --miss-mix | --pair-share | --pair-smem |
 //        --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
@@ -44,6 +44,7 @@ static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_dr
 static bool g_l2_residency_pitch = false;  // only --l2-residency-pitch (tma_l2_residency_pitch)
 static bool g_hbm_pitch = false;  // only --hbm-pitch (tma_hbm_pitch)
 static bool g_epi = false;  // --walk-drift-paced --epi: the paced walk with an epilogue stop after each tile
+static bool g_fine = false;  // --hbm-pitch --fine: every pitch 8192..24576 in 64-element steps
 static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
@@ -870,20 +871,27 @@ static void bench_l2_residency_pitch(Ctx& c) {
 // as much in the L2 as the others, tma_l2_residency_pitch): every SM streams its own 128-row panel from HBM box by box
 // along the row (tma_stream_kernel mode 2, as a GEMM operand's panel walk), over the first 8192 columns of rows pitched
 // 8192..24576 bf16, after an L2 flush: is HBM slower for 128-byte row pieces at those pitches? Records "tma_hbm_pitch".
+// --fine: every pitch from 8192 to 24576 bf16 in steps of 64 (128 bytes), rings of 4 only.
 static void bench_hbm_pitch(Ctx& c) {
   const uint32_t inner = 64, outer = 128;
   const int bytes = (int)(inner * outer * 2), nb = 8192 / (int)inner;
+  std::vector<uint64_t> pitches = {8192, 9216, 10240, 11008, 11264, 12288, 16384, 24576};
+  if (g_fine) {
+    pitches.clear();
+    for (uint64_t p = 8192; p <= 24576; p += 64) pitches.push_back(p);
+  }
   for (int stages : {4, 8}) {
+    if (g_fine && stages != 4) continue;
     const int smem = smem_request(stages * bytes + 8 * stages);
     set_smem((const void*)tma_stream_kernel, smem);
-    for (uint64_t pitch : {8192, 9216, 10240, 11008, 11264, 12288, 16384, 24576}) {
+    for (uint64_t pitch : pitches) {
       const uint64_t rows = std::min<uint64_t>(c.big.rows * c.big.cols / pitch, 20480) / outer * outer;
       if (rows / outer < (uint64_t)c.sms)
         die("hbm-pitch: %llu panels at pitch %llu", (unsigned long long)(rows / outer), (unsigned long long)pitch);
       const Tensor2D t = {c.big.base, rows, pitch};
       CUtensorMap m = make_map(t, inner, outer, 128);
       std::vector<double> ms_v;
-      for (int rep = 0; rep < 5; ++rep) {
+      for (int rep = 0; rep < (g_fine ? 3 : 5); ++rep) {
         c.flush();
         ms_v.push_back(event_ms([&] {
           tma_stream_kernel<<<c.sms, 32, smem>>>(m, stages, bytes, nb, inner, outer, 0, nb, 2, c.probe, c.cycles);
@@ -2402,6 +2410,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--walk-drift-paced")) g_walk_drift_paced = true;
     else if (!strcmp(argv[i], "--paced")) g_paced = true;
     else if (!strcmp(argv[i], "--epi")) g_epi = true;
+    else if (!strcmp(argv[i], "--fine")) g_fine = true;
     else if (!strcmp(argv[i], "--l2-residency-pitch")) g_l2_residency_pitch = true;
     else if (!strcmp(argv[i], "--hbm-pitch")) g_hbm_pitch = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
@@ -2428,7 +2437,7 @@ int main(int argc, char** argv) {
              "--walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] | --sm-share "
              "| --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | "
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
-             "--hbm-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])",
+             "--hbm-pitch [--fine] | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])",
              argv[i]);
   }
   emit_device_record();
