@@ -2437,7 +2437,8 @@ int main(int argc, char** argv) {
              "--walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] | --sm-share "
              "| --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | "
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
-             "--hbm-pitch [--fine] | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load])",
+             "--hbm-pitch [--fine] | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | "
+             "--gpc-load])",
              argv[i]);
   }
   emit_device_record();
