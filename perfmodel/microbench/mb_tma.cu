@@ -18,7 +18,7 @@
 //    issue-to-landing cycles with and without zero fill against the CTAs streaming (tma_oob_land); (--gpc-load) the
 //    skinny rings on SMs of one GPC while SMs of the other GPCs load the HBM (tma_gpc_load).
 // Usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | --walk-drift [--ncu] |
-//        --walk-pitch [--paced] [--ncu] |
+//        --walk-pitch [--paced [--fine]] [--ncu] |
 //        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] |
 //        --sm-share | --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
@@ -44,7 +44,7 @@ static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_dr
 static bool g_l2_residency_pitch = false;  // only --l2-residency-pitch (tma_l2_residency_pitch)
 static bool g_hbm_pitch = false;  // only --hbm-pitch (tma_hbm_pitch)
 static bool g_epi = false;  // --walk-drift-paced --epi: the paced walk with an epilogue stop after each tile
-static bool g_fine = false;  // --hbm-pitch --fine: every pitch 8192..24576 in 64-element steps
+static bool g_fine = false;  // --hbm-pitch / --walk-pitch --paced --fine: pitches in fine steps
 static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
 static bool g_walk_pitch = false;  // only --walk-pitch (tma_walk_pitch)
 static bool g_walk_partial = false;  // only --walk-partial (tma_walk_partial)
@@ -1511,7 +1511,11 @@ static void bench_walk_alone(Ctx& c) {
 static void bench_walk_pitch(Ctx& c) {
   const int reps = g_ncu ? 1 : 3;
   const int m = 8192, n = 8192, k_iters = 128, rows = 128;
-  const uint64_t pitches[] = {8192, 8256, 9216, 10240, 11008, 11264, 12288, 16384, 24576};
+  std::vector<uint64_t> pitches = {8192, 8256, 9216, 10240, 11008, 11264, 12288, 16384, 24576};
+  if (g_fine) {   // --fine: every pitch 8192..32768 in steps of 256 (512 bytes), the whole grid at 4 and 6 stages
+    pitches.clear();
+    for (uint64_t p = 8192; p <= 32768; p += 256) pitches.push_back(p);
+  }
   const int tiles_m = m / rows, tiles_n = n / rows, full = (tiles_m * tiles_n + c.sms - 1) / c.sms;
   const int mma_cycles = 2 * rows * rows * 64 / 4096, a_bytes = rows * 128, b_bytes = rows * 128;
   // --paced (the twenty-eighth session): the MMAs' time less the walk's own cycles, so that the L2 paces the walk, not
@@ -1524,6 +1528,7 @@ static void bench_walk_pitch(Ctx& c) {
     CUtensorMap ma = make_map(t, 64, rows, 128), mb = make_map(t, 64, rows, 128);
     for (int tiles : {full, 4})
       for (int stages : {3, 4, 6}) {
+        if (g_fine && (tiles != full || stages == 3)) continue;
         const int smem = smem_request(stages * (a_bytes + b_bytes) + 16 * stages);
         set_smem((const void*)tma_gemm_walk_kernel, smem);
         const WalkTiming w = time_walk(c, c.sms, tiles * k_iters, reps, [&] {
@@ -2433,7 +2438,8 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | "
-             "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced] [--ncu] | --walk-partial | "
+             "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced [--fine]] [--ncu] | "
+             "--walk-partial | "
              "--walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] | --sm-share "
              "| --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | "
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
