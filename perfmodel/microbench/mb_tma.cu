@@ -1212,10 +1212,10 @@ static void bench_walk_partial(Ctx& c) {
 // consumer's pace (714 cycles a k-block on both GPUs, every CTA alike) and never at the L2's, where our GEMM's deep
 // rings drift apart and re-read (the H200 more with depth: data/ncu/depth8192_h200). The same whole-grid walks paced as
 // --walk-partial paces them (the MMA time less the walk's own cycles) and unpaced, 128x128 at 4 / 5 / 6 stages, over
-// 8192^3, 4096x4096x32768 and 9216x4096x11008 bf16. Records "tma_walk_drift_paced" with the fields of tma_walk_drift;
-// ncu of the same binary (--ncu) adds the HBM bytes.
-// our GEMM's 128x128 tile's epilogue: 32 KB of bf16 at sync.epilogue_bytes_per_clock_per_sm (10.9 B a cycle, H100)
-static constexpr int kEpiWalkCycles = 3000;
+// 8192^3, 4096x4096x32768 and 9216x4096x11008 bf16; with --epi the paced walks again with an epilogue stop
+// (kEpiWalkCycles after each tile) instead of the unpaced ones. Records "tma_walk_drift_paced" with the fields of
+// tma_walk_drift and epi_cycles; ncu of the same binary (--ncu) adds the HBM bytes.
+static constexpr int kEpiWalkCycles = 3000;   // our 128x128 tile's epilogue: 32 KB of bf16 at 10.9 B a cycle (H100)
 static void bench_walk_drift_paced(Ctx& c) {
   const int reps = g_ncu ? 1 : 3;
   const struct { int m, n, k; } shapes[] = {{8192, 8192, 8192}, {4096, 4096, 32768}, {9216, 4096, 11008}};
@@ -1227,7 +1227,7 @@ static void bench_walk_drift_paced(Ctx& c) {
     const int a_bytes = 128 * 128, b_bytes = 128 * 128, tiles_m = sh.m / 128, tiles_n = sh.n / 128, k_iters = sh.k / 64;
     const int tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
     const int mma_cycles = 2 * 128 * 128 * 64 / 4096;
-    // --epi: the paced walk with the consumer stopping EPI_WALK_CYCLES after each tile, as our GEMM's epilogue stops
+    // --epi: the paced walk with the consumer stopping kEpiWalkCycles after each tile, as our GEMM's epilogue stops
     // its MMAs while the producer refills the ring, instead of the unpaced walk
     const std::pair<int, int> variants[] = {{mma_cycles - kWalkStageCycles, 0},
                                             g_epi ? std::pair<int, int>{mma_cycles - kWalkStageCycles, kEpiWalkCycles}
