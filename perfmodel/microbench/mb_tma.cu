@@ -1081,16 +1081,19 @@ static WalkTiming time_walk(Ctx& c, int ctas, int k_iters, int reps, Launch laun
 // (4 tiles a CTA) shows no depth loss on either GPU; a run as long as the GEMM's lets its CTAs drift apart as the
 // GEMM's do. Records "tma_walk_drift": the chip's received rate, the CTAs' median and slowest cycles (their end-time
 // spread); ncu of the same binary adds the HBM bytes.
+// The timing fields every whole-grid walk records (--walk-drift, its smem walk, --walk-drift-paced), then emits the
+// record: a CTA's k-blocks (tiles x k_iters) and a stage's bytes give the totals.
+static void emit_grid_timing(const Ctx& c, Rec& rec, const WalkTiming& t, int tiles_per_cta, int k_iters,
+                             int stage_bytes) {
+  const double kblocks = (double)tiles_per_cta * k_iters;
+  rec.num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
+      .num("median_cta_cycles", t.cycles_per_kblock * kblocks).num("max_cta_cycles", t.max_cycles_per_kblock * kblocks)
+      .num("cycles_per_kblock", t.cycles_per_kblock)
+      .num("chip_bytes_per_s", kblocks * stage_bytes * c.sms / (t.ms * 1e-3)).num("ms", t.ms).emit();
+}
+
 static void bench_walk_drift(Ctx& c) {
   const int reps = g_ncu ? 1 : 3;
-  // the fields both walks record: a CTA's k-blocks (tiles x k_iters) and a stage's bytes give the totals
-  auto timed = [&](Rec& rec, const WalkTiming& t, int tiles_per_cta, int k_iters, int stage_bytes) {
-    const double kblocks = (double)tiles_per_cta * k_iters;
-    rec.num("tiles_per_cta", tiles_per_cta).num("k_iters", k_iters).num("ctas", c.sms)
-        .num("median_cta_cycles", t.cycles_per_kblock * kblocks).num("max_cta_cycles", t.max_cycles_per_kblock * kblocks)
-        .num("cycles_per_kblock", t.cycles_per_kblock)
-        .num("chip_bytes_per_s", kblocks * stage_bytes * c.sms / (t.ms * 1e-3)).num("ms", t.ms).emit();
-  };
   struct Tile { int rows_a, rows_b; std::vector<int> depths; };
   const Tile tile_shapes[] = {{128, 128, {4, 6}}, {64, 256, {4, 5}}};
   const struct { int m, n, k; } shapes[] = {{8192, 8192, 8192}, {4096, 4096, 32768}};
@@ -1112,9 +1115,10 @@ static void bench_walk_drift(Ctx& c) {
                                                     tiles_m, tiles_n, 0, 8, tl.rows_a, tl.rows_b, sh.m,
                                                     mma_cycles, c.cycles);
         }, false);
-        timed(Rec("tma_walk_drift").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", tl.rows_a)
-                  .num("tile_n", tl.rows_b).num("stages", stages).str("order", "pm8").num("work_cycles", mma_cycles),
-              w, tiles_per_cta, k_iters, a_bytes + b_bytes);
+        emit_grid_timing(c, Rec("tma_walk_drift").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", tl.rows_a)
+                             .num("tile_n", tl.rows_b).num("stages", stages).str("order", "pm8")
+                             .num("work_cycles", mma_cycles),
+                         w, tiles_per_cta, k_iters, a_bytes + b_bytes);
       }
     }
   }
@@ -1135,10 +1139,10 @@ static void bench_walk_drift(Ctx& c) {
         tma_walk_smem_kernel<<<c.sms, 32 + 256, smem>>>(ma, mb, stages, a_bytes, b_bytes, k_iters, tiles_m, tiles_n,
                                                          read_bytes, work, c.cycles, c.sink, tiles_per_cta);
       }, false);
-      timed(Rec("tma_walk_drift_smem").num("m", 8192).num("n", 8192).num("k", 8192).num("tile_m", 128)
-                .num("tile_n", 128).num("stages", stages).str("order", "pm8").num("read_bytes", read_bytes)
-                .num("work_cycles", work),
-            w, tiles_per_cta, k_iters, a_bytes + b_bytes);
+      emit_grid_timing(c, Rec("tma_walk_drift_smem").num("m", 8192).num("n", 8192).num("k", 8192).num("tile_m", 128)
+                           .num("tile_n", 128).num("stages", stages).str("order", "pm8").num("read_bytes", read_bytes)
+                           .num("work_cycles", work),
+                       w, tiles_per_cta, k_iters, a_bytes + b_bytes);
     }
   }
 }
@@ -1241,13 +1245,10 @@ static void bench_walk_drift_paced(Ctx& c) {
                                                     tiles_m, tiles_n, 0, 8, 128, 128, sh.m, work, c.cycles, 0, 0, 0,
                                                     nullptr, 0, nullptr, nullptr, 1, 0, epi);
         }, false);
-        const double kblocks = (double)tiles_per_cta * k_iters;
-        Rec("tma_walk_drift_paced").num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", 128).num("tile_n", 128)
-            .num("stages", stages).str("order", "pm8").num("work_cycles", work).num("epi_cycles", epi)
-            .num("tiles_per_cta", tiles_per_cta)
-            .num("k_iters", k_iters).num("ctas", c.sms).num("median_cta_cycles", w.cycles_per_kblock * kblocks)
-            .num("max_cta_cycles", w.max_cycles_per_kblock * kblocks).num("cycles_per_kblock", w.cycles_per_kblock)
-            .num("chip_bytes_per_s", kblocks * (a_bytes + b_bytes) * c.sms / (w.ms * 1e-3)).num("ms", w.ms).emit();
+        Rec rec("tma_walk_drift_paced");
+        rec.num("m", sh.m).num("n", sh.n).num("k", sh.k).num("tile_m", 128).num("tile_n", 128).num("stages", stages)
+            .str("order", "pm8").num("work_cycles", work).num("epi_cycles", epi);
+        emit_grid_timing(c, rec, w, tiles_per_cta, k_iters, a_bytes + b_bytes);
       }
     }
   }
