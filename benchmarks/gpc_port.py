@@ -21,7 +21,6 @@ half H100 3.565 -> 3.608%, H200 4.251 -> 4.251%.
 from __future__ import annotations
 
 import argparse
-import json
 import pathlib
 import statistics
 import sys
@@ -30,6 +29,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from perfmodel.config import Raster  # noqa: E402
+from perfmodel.microbench import MicrobenchError  # noqa: E402
+from perfmodel.microbench.runner import parse_records  # noqa: E402
 from perfmodel.sim.scheduler import tile_coords  # noqa: E402
 
 _MB = "data/microbench"
@@ -43,13 +44,8 @@ ROW_BYTES = 128         # a slab's rows: 64 bf16
 
 
 def records(path: pathlib.Path) -> list[dict]:
-    """The run's records (lines 'MB {json}', or bare JSON lines)."""
-    out = []
-    for line in path.read_text().splitlines():
-        line = line[3:] if line.startswith("MB ") else line
-        if line.strip():
-            out.append(json.loads(line))
-    return out
+    """The run's records (mb_tma's 'MB {json}' lines, perfmodel.microbench.runner.parse_records)."""
+    return parse_records(path.read_text())
 
 
 def groups_of(recs: list[dict]) -> dict[int, int]:
@@ -115,7 +111,11 @@ def main() -> int:
     ap.add_argument("--table", action="store_true", help="every group of every walk")
     args = ap.parse_args()
     for gpu, paths in RUNS.items():
-        got = derive(paths, args.table)
+        try:
+            got = derive(paths, args.table)
+        except (MicrobenchError, OSError, KeyError, ValueError) as e:
+            print(f"error: {gpu} walks: {e}", file=sys.stderr)
+            return 2
         if got is None:
             print(f"{gpu}: no held group in {len(paths)} runs")
             continue
