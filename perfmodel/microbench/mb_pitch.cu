@@ -9,7 +9,14 @@
 // Loads: chip-wide (one CTA per SM, one thread issuing a ring of boxes) from an L2-resident tensor and
 // from HBM (a 1 GiB tensor read once), and one CTA alone from L2 (the TMA unit's own rate). Each record
 // gives bytes per SM clock, and the sectors (32 B) and lines (128 B) a box row touches on average.
-// Usage: mb_pitch [--quick] [--profile]   (--profile: a few short launches for ncu's L2 counters)
+//  - window (--window, issue 8, the twenty-ninth session): does the L2 keep less of a narrow column window at some
+//    row pitches? The GEMM's sharers read a few k-blocks (128 B each) of every row at a time; a deep ring's paced walk
+//    re-reads 2-3x the bytes at jagged pitches (data/ncu/walk_pitch_fine_h100), which neither the L2's capacity for
+//    whole rows nor the HBM's streaming rate shows. If the L2's set index spreads r x pitch unevenly, a window of W
+//    lines of 16384 rows thrashes its crowded sets at a smaller footprint at those pitches. Plain loads (ld.global.cg,
+//    8 threads a 128-byte line, row-major over the window) read the window once after an L2 flush (cold), then
+//    `passes` more times in the same order (LRU's worst case); records "window_pitch" with both rates.
+// Usage: mb_pitch [--quick] [--profile | --window [--fine]]   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -122,6 +129,28 @@ __global__ void pitch_store_kernel(const __grid_constant__ CUtensorMap m, int bo
   const long long t1 = clk();
   cycles[blockIdx.x] = t1 - t0;
   if (lead) { probe->c1 = clk(); probe->t1 = gtimer_ns(); }
+}
+
+// window_kernel: `passes` reads of a window of w_lines 128-byte lines at the start of each of `rows` rows pitched
+// pitch_bytes, in row-major line order (each 16-byte piece by one thread, grid-stride).
+__device__ __forceinline__ uint4 ldcg(const void* a) {
+  uint4 v;
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(a));
+  return v;
+}
+
+__global__ void __launch_bounds__(512) window_kernel(const uint8_t* __restrict__ base, uint64_t pitch_bytes,
+                                                     uint32_t rows, uint32_t w_lines, int passes, uint32_t* sink) {
+  const uint32_t per_row = w_lines * 8;
+  const uint64_t n = (uint64_t)rows * per_row, stride = (uint64_t)gridDim.x * blockDim.x;
+  uint32_t x = 0;
+  for (int ps = 0; ps < passes; ++ps)
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+      const uint64_t row = i / per_row, piece = i - row * per_row;
+      const uint4 v = ldcg(base + row * pitch_bytes + piece * 16);
+      x ^= v.x ^ v.w;
+    }
+  if (x == 0x9e3779b9u) sink[0] = x;
 }
 
 // ---------------------------------------------------------------- host
@@ -271,12 +300,50 @@ static std::vector<Case> profile_cases() {
   return out;
 }
 
+// --window: every pitch of 16384..65536 bytes in 512-byte steps (bf16 K = 8192..32768 in steps of 256, the paced
+// walks' sweep; --fine: 128-byte steps from 16384 to 32768), windows of 1..24 lines (2..48 MiB over 16384 rows).
+static void bench_window(Ctx& ctx, bool fine) {
+  const uint32_t rows = 16384;
+  const int passes = 8, reps = g_quick ? 1 : 3;
+  const size_t flush_n = ((size_t)256 << 20) / 16;
+  uint4* flush_buf;
+  uint32_t* sink;
+  CK(cudaMalloc(&flush_buf, flush_n * 16));
+  CK(cudaMemset(flush_buf, 0x3c, flush_n * 16));
+  CK(cudaMalloc(&sink, 4));
+  std::vector<uint64_t> pitches;
+  if (fine) for (uint64_t p = 16384; p <= 32768; p += 128) pitches.push_back(p);
+  else for (uint64_t p = 16384; p <= 65536; p += 512) pitches.push_back(p);
+  const int grid = ctx.sms * 4;
+  for (uint64_t pitch : pitches) {
+    if ((uint64_t)(rows - 1) * pitch + 24 * 128 > kBigRows * kMaxPitch) die("window: pitch %llu does not fit",
+                                                                           (unsigned long long)pitch);
+    for (uint32_t w : {1u, 4u, 8u, 12u, 16u, 24u}) {
+      const double bytes = (double)rows * w * 128;
+      std::vector<double> cold, warm;
+      for (int r = 0; r < reps; ++r) {
+        flush_kernel<<<ctx.sms * 4, 512>>>(flush_buf, flush_n, sink);
+        cold.push_back(event_ms([&] { window_kernel<<<grid, 512>>>(ctx.big, pitch, rows, w, 1, sink); }));
+        warm.push_back(event_ms([&] { window_kernel<<<grid, 512>>>(ctx.big, pitch, rows, w, passes, sink); }));
+      }
+      Rec("window_pitch").num("pitch_bytes", (double)pitch).num("pitch_bf16", (double)pitch / 2).num("rows", rows)
+          .num("window_lines", w).num("window_bytes", bytes).num("passes", passes)
+          .num("cold_bytes_per_s", bytes / (median(cold) * 1e-3))
+          .num("warm_bytes_per_s", bytes * passes / (median(warm) * 1e-3)).num("warm_ms", median(warm)).emit();
+    }
+  }
+  CK(cudaFree(flush_buf));
+  CK(cudaFree(sink));
+}
+
 int main(int argc, char** argv) {
-  bool profile = false;
+  bool profile = false, window = false, fine = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
-    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile])", argv[i]);
+    else if (!strcmp(argv[i], "--window")) window = true;
+    else if (!strcmp(argv[i], "--fine")) fine = true;
+    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine]])", argv[i]);
   }
   emit_device_record();
   Ctx ctx;
@@ -289,6 +356,10 @@ int main(int argc, char** argv) {
   CK_LAUNCH();
   CK(cudaMalloc(&ctx.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&ctx.cycles, ctx.sms * sizeof(unsigned long long)));
+  if (window) {
+    bench_window(ctx, fine);
+    return 0;
+  }
   if (profile) {
     g_quick = true;
     for (Case c : profile_cases()) {
