@@ -15,8 +15,9 @@
 //    whole rows nor the HBM's streaming rate shows. If the L2's set index spreads r x pitch unevenly, a window of W
 //    lines of 16384 rows thrashes its crowded sets at a smaller footprint at those pitches. Plain loads (ld.global.cg,
 //    8 threads a 128-byte line, row-major over the window) read the window once after an L2 flush (cold), then
-//    `passes` more times in the same order (LRU's worst case); records "window_pitch" with both rates.
-// Usage: mb_pitch [--quick] [--profile | --window [--fine]]   (--profile: a few short launches for ncu's L2 counters)
+//    `passes` more times in the same order (LRU's worst case); records "window_pitch" with both rates, and the same
+//    lines packed (contiguous) as the rate without the rows' crowding.
+// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu]]   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -301,10 +302,12 @@ static std::vector<Case> profile_cases() {
 }
 
 // --window: every pitch of 16384..65536 bytes in 512-byte steps (bf16 K = 8192..32768 in steps of 256, the paced
-// walks' sweep; --fine: 128-byte steps from 16384 to 32768), windows of 1..24 lines (2..48 MiB over 16384 rows).
-static void bench_window(Ctx& ctx, bool fine) {
+// walks' sweep; --fine: 128-byte steps from 16384 to 32768), windows of 2..24 lines (4..48 MiB over 16384 rows), 64
+// warm passes; each window size also packed (pitch = the window's bytes: the same lines, contiguous), the rate of the
+// same bytes without row crowding. --ncu: a few pitches, 8 warm passes, one launch each, for ncu's L2 hit rate.
+static void bench_window(Ctx& ctx, bool fine, bool ncu) {
   const uint32_t rows = 16384;
-  const int passes = 8, reps = g_quick ? 1 : 3;
+  const int passes = ncu ? 8 : 64, reps = ncu || g_quick ? 1 : 3;
   const size_t flush_n = ((size_t)256 << 20) / 16;
   uint4* flush_buf;
   uint32_t* sink;
@@ -312,13 +315,18 @@ static void bench_window(Ctx& ctx, bool fine) {
   CK(cudaMemset(flush_buf, 0x3c, flush_n * 16));
   CK(cudaMalloc(&sink, 4));
   std::vector<uint64_t> pitches;
-  if (fine) for (uint64_t p = 16384; p <= 32768; p += 128) pitches.push_back(p);
+  if (ncu) pitches = {16384, 18432, 22016, 31744, 32768, 33792, 44032, 49152, 65024, 65536};
+  else if (fine) for (uint64_t p = 16384; p <= 32768; p += 128) pitches.push_back(p);
   else for (uint64_t p = 16384; p <= 65536; p += 512) pitches.push_back(p);
+  pitches.push_back(0);   // 0: packed
+  const std::vector<uint32_t> windows = ncu ? std::vector<uint32_t>{8, 16, 24}
+                                            : std::vector<uint32_t>{2, 4, 6, 8, 12, 16, 24};
   const int grid = ctx.sms * 4;
-  for (uint64_t pitch : pitches) {
-    if ((uint64_t)(rows - 1) * pitch + 24 * 128 > kBigRows * kMaxPitch) die("window: pitch %llu does not fit",
-                                                                           (unsigned long long)pitch);
-    for (uint32_t w : {1u, 4u, 8u, 12u, 16u, 24u}) {
+  for (uint64_t pitch0 : pitches) {
+    for (uint32_t w : windows) {
+      const uint64_t pitch = pitch0 ? pitch0 : (uint64_t)w * 128;
+      if ((uint64_t)(rows - 1) * pitch + w * 128 > kBigRows * kMaxPitch)
+        die("window: pitch %llu does not fit", (unsigned long long)pitch);
       const double bytes = (double)rows * w * 128;
       std::vector<double> cold, warm;
       for (int r = 0; r < reps; ++r) {
@@ -326,9 +334,9 @@ static void bench_window(Ctx& ctx, bool fine) {
         cold.push_back(event_ms([&] { window_kernel<<<grid, 512>>>(ctx.big, pitch, rows, w, 1, sink); }));
         warm.push_back(event_ms([&] { window_kernel<<<grid, 512>>>(ctx.big, pitch, rows, w, passes, sink); }));
       }
-      Rec("window_pitch").num("pitch_bytes", (double)pitch).num("pitch_bf16", (double)pitch / 2).num("rows", rows)
-          .num("window_lines", w).num("window_bytes", bytes).num("passes", passes)
-          .num("cold_bytes_per_s", bytes / (median(cold) * 1e-3))
+      Rec("window_pitch").num("pitch_bytes", (double)pitch).num("pitch_bf16", (double)pitch / 2)
+          .num("packed", pitch0 ? 0 : 1).num("rows", rows).num("window_lines", w).num("window_bytes", bytes)
+          .num("passes", passes).num("cold_bytes_per_s", bytes / (median(cold) * 1e-3))
           .num("warm_bytes_per_s", bytes * passes / (median(warm) * 1e-3)).num("warm_ms", median(warm)).emit();
     }
   }
@@ -337,13 +345,14 @@ static void bench_window(Ctx& ctx, bool fine) {
 }
 
 int main(int argc, char** argv) {
-  bool profile = false, window = false, fine = false;
+  bool profile = false, window = false, fine = false, ncu = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
     else if (!strcmp(argv[i], "--window")) window = true;
     else if (!strcmp(argv[i], "--fine")) fine = true;
-    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine]])", argv[i]);
+    else if (!strcmp(argv[i], "--ncu")) ncu = true;
+    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu]])", argv[i]);
   }
   emit_device_record();
   Ctx ctx;
@@ -357,7 +366,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&ctx.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&ctx.cycles, ctx.sms * sizeof(unsigned long long)));
   if (window) {
-    bench_window(ctx, fine);
+    bench_window(ctx, fine, ncu);
     return 0;
   }
   if (profile) {
