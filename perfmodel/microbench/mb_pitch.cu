@@ -17,7 +17,9 @@
 //    8 threads a 128-byte line, row-major over the window) read the window once after an L2 flush (cold), then
 //    `passes` more times in the same order (LRU's worst case); records "window_pitch" with both rates, and the same
 //    lines packed (contiguous) as the rate without the rows' crowding.
-// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu]]   (--profile: a few short launches for ncu's L2 counters)
+//  - lag (--lag, the same session): the sharers out of step: every row's k-blocks in turn, each followed by the
+//    k-block `lag` behind; at which lag do the lagging reads miss, at which pitch? Records "lag_pitch".
+// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu]]   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -133,7 +135,8 @@ __global__ void pitch_store_kernel(const __grid_constant__ CUtensorMap m, int bo
 }
 
 // window_kernel: `passes` reads of a window of w_lines 128-byte lines at the start of each of `rows` rows pitched
-// pitch_bytes, in row-major line order (each 16-byte piece by one thread, grid-stride).
+// pitch_bytes, in row-major order: thread g reads the 16-byte piece g mod (8 w_lines) of rows g / (8 w_lines) + j x
+// band (band = threads / (8 w_lines), which the launch makes whole), four loads in flight, no division in the loop.
 __device__ __forceinline__ uint4 ldcg(const void* a) {
   uint4 v;
   asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(a));
@@ -142,15 +145,42 @@ __device__ __forceinline__ uint4 ldcg(const void* a) {
 
 __global__ void __launch_bounds__(512) window_kernel(const uint8_t* __restrict__ base, uint64_t pitch_bytes,
                                                      uint32_t rows, uint32_t w_lines, int passes, uint32_t* sink) {
-  const uint32_t per_row = w_lines * 8;
-  const uint64_t n = (uint64_t)rows * per_row, stride = (uint64_t)gridDim.x * blockDim.x;
+  const uint32_t per_row = w_lines * 8, g = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t band = gridDim.x * blockDim.x / per_row, r0 = g / per_row;
+  const uint8_t* first = base + (uint64_t)r0 * pitch_bytes + (g - r0 * per_row) * 16;
+  const uint64_t step = (uint64_t)band * pitch_bytes;
+  const uint32_t n = r0 < rows ? (rows - r0 + band - 1) / band : 0;   // rows this thread reads a pass
   uint32_t x = 0;
-  for (int ps = 0; ps < passes; ++ps)
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += stride) {
-      const uint64_t row = i / per_row, piece = i - row * per_row;
-      const uint4 v = ldcg(base + row * pitch_bytes + piece * 16);
-      x ^= v.x ^ v.w;
+  for (int ps = 0; ps < passes; ++ps) {
+    const uint8_t* a = first;
+    uint32_t j = 0;
+    for (; j + 4 <= n; j += 4, a += 4 * step) {
+      const uint4 v0 = ldcg(a), v1 = ldcg(a + step), v2 = ldcg(a + 2 * step), v3 = ldcg(a + 3 * step);
+      x ^= v0.x ^ v1.y ^ v2.z ^ v3.w;
     }
+    for (; j < n; ++j, a += step) x ^= ldcg(a).x;
+  }
+  if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+// lag_kernel: the GEMM's sharers out of step, in plain loads: every row's k-blocks (128 bytes each) in turn, and
+// after k-block j that of a sharer `lag` k-blocks behind (j - lag). Thread g reads the 16-byte piece g mod 8 of row g / 8
+// (grid x 512 / 8 >= rows). Whether the lagging read hits depends on the L2 keeping `lag` k-blocks of every row.
+__global__ void __launch_bounds__(512) lag_kernel(const uint8_t* __restrict__ base, uint64_t pitch_bytes,
+                                                  uint32_t rows, int kblocks, int lag, uint32_t* sink) {
+  const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, row = g / 8;
+  if (row >= rows) return;
+  const uint8_t* a = base + (uint64_t)row * pitch_bytes + (g % 8) * 16;
+  uint32_t x = 0;
+  int j = 0;
+  for (; j + 2 <= kblocks; j += 2) {
+    const uint4 v0 = ldcg(a + j * 128), v1 = ldcg(a + (j + 1) * 128);
+    x ^= v0.x ^ v1.y;
+    if (j >= lag) {
+      const uint4 u0 = ldcg(a + (j - lag) * 128), u1 = ldcg(a + (j + 1 - lag) * 128);
+      x ^= u0.z ^ u1.w;
+    }
+  }
   if (x == 0x9e3779b9u) sink[0] = x;
 }
 
@@ -321,12 +351,13 @@ static void bench_window(Ctx& ctx, bool fine, bool ncu) {
   pitches.push_back(0);   // 0: packed
   const std::vector<uint32_t> windows = ncu ? std::vector<uint32_t>{8, 16, 24}
                                             : std::vector<uint32_t>{2, 4, 6, 8, 12, 16, 24};
-  const int grid = ctx.sms * 4;
+  const int grid = ctx.sms * 4;   // 512 x grid threads: a whole number of rows' pieces for every window below
   for (uint64_t pitch0 : pitches) {
     for (uint32_t w : windows) {
       const uint64_t pitch = pitch0 ? pitch0 : (uint64_t)w * 128;
       if ((uint64_t)(rows - 1) * pitch + w * 128 > kBigRows * kMaxPitch)
         die("window: pitch %llu does not fit", (unsigned long long)pitch);
+      if ((uint64_t)grid * 512 % (w * 8)) die("window: %d threads do not cover whole rows of %u lines", grid * 512, w);
       const double bytes = (double)rows * w * 128;
       std::vector<double> cold, warm;
       for (int r = 0; r < reps; ++r) {
@@ -344,15 +375,55 @@ static void bench_window(Ctx& ctx, bool fine, bool ncu) {
   CK(cudaFree(sink));
 }
 
+// --lag: 16384 rows (an 8192x8192 GEMM's A and B), 96 k-blocks, the lagging sharer 0..24 k-blocks behind (up to 48 MiB
+// of k-blocks between a line's two reads), every pitch of 16384..65536 bytes in 512-byte steps, and packed rows (pitch
+// 96 x 128 bytes: the same lines back to back), after an L2 flush; --ncu: ten pitches, one launch each, for ncu's HBM
+// bytes (over the 192 MiB read once: what the lagging reads missed). Records "lag_pitch".
+static void bench_lag(Ctx& ctx, bool ncu) {
+  const uint32_t rows = 16384;
+  const int kblocks = 96, reps = ncu || g_quick ? 1 : 3;
+  const size_t flush_n = ((size_t)256 << 20) / 16;
+  uint4* flush_buf;
+  uint32_t* sink;
+  CK(cudaMalloc(&flush_buf, flush_n * 16));
+  CK(cudaMemset(flush_buf, 0x3c, flush_n * 16));
+  CK(cudaMalloc(&sink, 4));
+  std::vector<uint64_t> pitches;
+  if (ncu) pitches = {16384, 18432, 22016, 31744, 32768, 33792, 44032, 49152, 65024, 65536};
+  else for (uint64_t p = 16384; p <= 65536; p += 512) pitches.push_back(p);
+  pitches.push_back((uint64_t)kblocks * 128);   // packed
+  const int grid = (int)((rows * 8 + 511) / 512);
+  for (uint64_t pitch : pitches) {
+    if ((uint64_t)(rows - 1) * pitch + kblocks * 128 > kBigRows * kMaxPitch)
+      die("lag: pitch %llu does not fit", (unsigned long long)pitch);
+    for (int lag : {0, 4, 8, 12, 16, 20, 24}) {
+      std::vector<double> ms;
+      for (int r = 0; r < reps; ++r) {
+        flush_kernel<<<ctx.sms * 4, 512>>>(flush_buf, flush_n, sink);
+        ms.push_back(event_ms([&] { lag_kernel<<<grid, 512>>>(ctx.big, pitch, rows, kblocks, lag, sink); }));
+      }
+      const double once = (double)rows * kblocks * 128, read = once + (double)rows * (kblocks - lag) * 128;
+      Rec("lag_pitch").num("pitch_bytes", (double)pitch).num("pitch_bf16", (double)pitch / 2)
+          .num("packed", pitch == (uint64_t)kblocks * 128 ? 1 : 0).num("rows", rows).num("kblocks", kblocks)
+          .num("lag_kblocks", lag).num("lag_bytes", (double)lag * rows * 128).num("bytes_once", once)
+          .num("bytes_read", read).num("ms", median(ms)).num("bytes_per_s", read / (median(ms) * 1e-3)).emit();
+    }
+  }
+  CK(cudaFree(flush_buf));
+  CK(cudaFree(sink));
+}
+
 int main(int argc, char** argv) {
-  bool profile = false, window = false, fine = false, ncu = false;
+  bool profile = false, window = false, fine = false, ncu = false, lag = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
     else if (!strcmp(argv[i], "--window")) window = true;
     else if (!strcmp(argv[i], "--fine")) fine = true;
     else if (!strcmp(argv[i], "--ncu")) ncu = true;
-    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu]])", argv[i]);
+    else if (!strcmp(argv[i], "--lag")) lag = true;
+    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu]])",
+             argv[i]);
   }
   emit_device_record();
   Ctx ctx;
@@ -365,6 +436,10 @@ int main(int argc, char** argv) {
   CK_LAUNCH();
   CK(cudaMalloc(&ctx.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&ctx.cycles, ctx.sms * sizeof(unsigned long long)));
+  if (lag) {
+    bench_lag(ctx, ncu);
+    return 0;
+  }
   if (window) {
     bench_window(ctx, fine, ncu);
     return 0;
