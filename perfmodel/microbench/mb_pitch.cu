@@ -19,7 +19,8 @@
 //    lines packed (contiguous) as the rate without the rows' crowding.
 //  - lag (--lag, the same session): the sharers out of step: every row's k-blocks in turn, each followed by the
 //    k-block `lag` behind; at which lag do the lagging reads miss, at which pitch? Records "lag_pitch".
-// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu]]   (--profile: a few short launches for ncu's L2 counters)
+// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine]]
+//   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -164,11 +165,15 @@ __global__ void __launch_bounds__(512) window_kernel(const uint8_t* __restrict__
 }
 
 // lag_kernel: the GEMM's sharers out of step, in plain loads: every row's k-blocks (128 bytes each) in turn, and
-// after k-block j that of a sharer `lag` k-blocks behind (j - lag). Thread g reads the 16-byte piece g mod 8 of row g / 8
-// (grid x 512 / 8 >= rows). Whether the lagging read hits depends on the L2 keeping `lag` k-blocks of every row.
+// after k-block j that of a sharer `lag` k-blocks behind (j - lag). Thread g reads the 16-byte piece g mod 8 of row
+// g / 8 (grid x 512 / 8 >= rows). Whether the lagging read hits depends on the L2 keeping `lag` k-blocks of every row.
+// Each block's first thread records the global timer at its start and after the block's last read (block_ns: 2 per
+// block), so the spread of the blocks' (64 rows') finishing times says how unevenly the rows' lines arrive.
 __global__ void __launch_bounds__(512) lag_kernel(const uint8_t* __restrict__ base, uint64_t pitch_bytes,
-                                                  uint32_t rows, int kblocks, int lag, uint32_t* sink) {
+                                                  uint32_t rows, int kblocks, int lag, uint32_t* sink,
+                                                  unsigned long long* block_ns) {
   const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, row = g / 8;
+  if (threadIdx.x == 0) block_ns[2 * blockIdx.x] = gtimer_ns();
   if (row >= rows) return;
   const uint8_t* a = base + (uint64_t)row * pitch_bytes + (g % 8) * 16;
   uint32_t x = 0;
@@ -182,6 +187,8 @@ __global__ void __launch_bounds__(512) lag_kernel(const uint8_t* __restrict__ ba
     }
   }
   if (x == 0x9e3779b9u) sink[0] = x;
+  __syncthreads();
+  if (threadIdx.x == 0) block_ns[2 * blockIdx.x + 1] = gtimer_ns();
 }
 
 // ---------------------------------------------------------------- host
@@ -379,9 +386,11 @@ static void bench_window(Ctx& ctx, bool fine, bool ncu) {
 // of k-blocks between a line's two reads), every pitch of 16384..65536 bytes in 512-byte steps, and packed rows (pitch
 // 96 x 128 bytes: the same lines back to back), after an L2 flush; --ncu: ten pitches, one launch each, for ncu's HBM
 // bytes (over the 192 MiB read once: what the lagging reads missed). Records "lag_pitch".
-static void bench_lag(Ctx& ctx, bool ncu) {
+// --lag --fine: lags 0 and 12 only, every pitch of 4096..65536 bytes in 128-byte steps (k-blocks: 96, or as many as
+// a row holds).
+static void bench_lag(Ctx& ctx, bool ncu, bool fine) {
   const uint32_t rows = 16384;
-  const int kblocks = 96, reps = ncu || g_quick ? 1 : 3;
+  const int reps = ncu || g_quick ? 1 : 3;
   const size_t flush_n = ((size_t)256 << 20) / 16;
   uint4* flush_buf;
   uint32_t* sink;
@@ -390,25 +399,45 @@ static void bench_lag(Ctx& ctx, bool ncu) {
   CK(cudaMalloc(&sink, 4));
   std::vector<uint64_t> pitches;
   if (ncu) pitches = {16384, 18432, 22016, 31744, 32768, 33792, 44032, 49152, 65024, 65536};
+  else if (fine) for (uint64_t p = 4096; p <= 65536; p += 128) pitches.push_back(p);
   else for (uint64_t p = 16384; p <= 65536; p += 512) pitches.push_back(p);
-  pitches.push_back((uint64_t)kblocks * 128);   // packed
+  pitches.push_back(96 * 128);   // packed
+  const std::vector<int> lags = fine ? std::vector<int>{0, 12} : std::vector<int>{0, 4, 8, 12, 16, 20, 24};
   const int grid = (int)((rows * 8 + 511) / 512);
-  for (uint64_t pitch : pitches) {
+  unsigned long long* block_ns;
+  CK(cudaMalloc(&block_ns, 2 * grid * sizeof(unsigned long long)));
+  std::vector<unsigned long long> h(2 * grid);
+  for (size_t pi = 0; pi < pitches.size(); ++pi) {
+    const uint64_t pitch = pitches[pi];
+    const bool packed = pi + 1 == pitches.size();
+    const int kblocks = (int)std::min<uint64_t>(96, pitch / 128) & ~1;   // the kernel reads them in pairs
     if ((uint64_t)(rows - 1) * pitch + kblocks * 128 > kBigRows * kMaxPitch)
       die("lag: pitch %llu does not fit", (unsigned long long)pitch);
-    for (int lag : {0, 4, 8, 12, 16, 20, 24}) {
+    for (int lag : lags) {
       std::vector<double> ms;
       for (int r = 0; r < reps; ++r) {
         flush_kernel<<<ctx.sms * 4, 512>>>(flush_buf, flush_n, sink);
-        ms.push_back(event_ms([&] { lag_kernel<<<grid, 512>>>(ctx.big, pitch, rows, kblocks, lag, sink); }));
+        ms.push_back(event_ms([&] { lag_kernel<<<grid, 512>>>(ctx.big, pitch, rows, kblocks, lag, sink,
+                                                              block_ns); }));
       }
+      // the last launch's blocks: finishing times after the first block's start, as fractions of the last
+      CK(cudaMemcpy(h.data(), block_ns, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      unsigned long long t0 = h[0];
+      for (int b = 0; b < grid; ++b) t0 = std::min(t0, h[2 * b]);
+      std::vector<double> end(grid);
+      for (int b = 0; b < grid; ++b) end[b] = (double)(h[2 * b + 1] - t0);
+      std::sort(end.begin(), end.end());
+      const double last = end.back();
       const double once = (double)rows * kblocks * 128, read = once + (double)rows * (kblocks - lag) * 128;
       Rec("lag_pitch").num("pitch_bytes", (double)pitch).num("pitch_bf16", (double)pitch / 2)
-          .num("packed", pitch == (uint64_t)kblocks * 128 ? 1 : 0).num("rows", rows).num("kblocks", kblocks)
+          .num("packed", packed ? 1 : 0).num("rows", rows).num("kblocks", kblocks)
           .num("lag_kblocks", lag).num("lag_bytes", (double)lag * rows * 128).num("bytes_once", once)
-          .num("bytes_read", read).num("ms", median(ms)).num("bytes_per_s", read / (median(ms) * 1e-3)).emit();
+          .num("bytes_read", read).num("ms", median(ms)).num("bytes_per_s", read / (median(ms) * 1e-3))
+          .num("blocks", grid).num("block_end_p10", end[grid / 10] / last).num("block_end_p50", end[grid / 2] / last)
+          .num("block_end_first", end[0] / last).num("last_block_ns", last).emit();
     }
   }
+  CK(cudaFree(block_ns));
   CK(cudaFree(flush_buf));
   CK(cudaFree(sink));
 }
@@ -422,8 +451,8 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--fine")) fine = true;
     else if (!strcmp(argv[i], "--ncu")) ncu = true;
     else if (!strcmp(argv[i], "--lag")) lag = true;
-    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu]])",
-             argv[i]);
+    else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | "
+             "--lag [--ncu | --fine]])", argv[i]);
   }
   emit_device_record();
   Ctx ctx;
@@ -437,7 +466,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&ctx.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&ctx.cycles, ctx.sms * sizeof(unsigned long long)));
   if (lag) {
-    bench_lag(ctx, ncu);
+    bench_lag(ctx, ncu, fine);
     return 0;
   }
   if (window) {
