@@ -22,8 +22,8 @@
 //        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] |
 //        --sm-share | --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --miss-mix | --pair-share | --pair-smem |
-//        --direct-store | --mc-oob | --gpc-load]
+//        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --miss-mix |
+//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -42,7 +42,8 @@ static bool g_walk_drift = false;  // only --walk-drift (tma_walk_drift)
 static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
 static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_drift_paced)
 static bool g_l2_residency_pitch = false;  // only --l2-residency-pitch (tma_l2_residency_pitch)
-static bool g_hbm_pitch = false;  // only --hbm-pitch (tma_hbm_pitch)
+static bool g_hbm_pitch = false;
+static bool g_box_spread_pitch = false;  // only --box-spread-pitch  // only --hbm-pitch (tma_hbm_pitch)
 static bool g_epi = false;  // --walk-drift-paced --epi: the paced walk with an epilogue stop after each tile
 static bool g_fine = false;  // --hbm-pitch / --walk-pitch --paced --fine: pitches in fine steps
 static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
@@ -171,6 +172,8 @@ __global__ void tma_latency_kernel(const __grid_constant__ CUtensorMap m, int it
 // mode 6 (miss mix): of every `nbx_log2` boxes, the first `mix` come from HBM (the CTA's own walk of the panels from
 // MIX_RESIDENT_PANELS on, as mode 2: each read once) and the rest from the first MIX_RESIDENT_PANELS panels (L2-resident:
 // CTA g on panel g mod that count, out of phase along the row): the L2's throughput with a known share of misses.
+// mode 7: each CTA its own panel (rows g x outer ...), cycling its first nb boxes (L2-resident after the first pass):
+// where a box's rows fall in the L2 at this pitch sets the CTA's rate (tma_box_spread_pitch).
 #define MIX_RESIDENT_PANELS 4
 __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int stages, int box_bytes, int iters,
                                   int inner, int outer, int nbx_log2, int nb, int mode, ClockProbe* probe,
@@ -207,6 +210,9 @@ __global__ void tma_stream_kernel(const __grid_constant__ CUtensorMap m, int sta
     } else if (mode == 2) {
       c0 = (it % nb) * inner;
       c1 = (int)(blockIdx.x + gridDim.x * (uint32_t)(it / nb)) * outer;
+    } else if (mode == 7) {
+      c0 = (it % nb) * inner;
+      c1 = (int)blockIdx.x * outer;
     } else if (mode == 4 || mode == 5) {  // the same walk over an L2-resident tensor of nbx_log2 panels shared by
       // CTAs: in step (4), or each CTA starting at its own place along the row (5: the same sharing, out of phase)
       const int phase = mode == 5 ? (int)(blockIdx.x * 7u) : 0;
@@ -902,6 +908,36 @@ static void bench_hbm_pitch(Ctx& c) {
           .num("box_bytes", bytes).num("ctas", c.sms).num("boxes_per_cta", nb)
           .num("chip_bytes_per_s", (double)nb * bytes * c.sms / (ms * 1e-3)).num("ms", ms).emit();
     }
+  }
+}
+
+// tma_box_spread_pitch (issue 8, the twenty-ninth session: the H100's deep paced walks fall out of step at jagged row
+// pitches, data/ncu/walk_pitch_fine_h100; drift needs CTAs that run at different rates): every SM reads its own
+// 128-row panel's first 8 boxes (64 bf16 x 128 rows, 128B swizzle) over and over from the L2 (132 x 2 MiB), rows
+// pitched 8192..32768 bf16 in steps of 256, ring of 4. The spread of the CTAs' rates at each pitch: do a box's rows
+// sit in the L2 so that some CTAs' boxes are slower than others' at the walks' bad pitches? Records
+// "tma_box_spread_pitch" (the CTAs' bytes a cycle: median, p10, min; the chip's rate).
+static void bench_box_spread_pitch(Ctx& c) {
+  const uint32_t inner = 64, outer = 128;
+  const int bytes = (int)(inner * outer * 2), stages = 4, nb = 8, iters = nb * 64;
+  const int smem = smem_request(stages * bytes + 8 * stages);
+  set_smem((const void*)tma_stream_kernel, smem);
+  for (uint64_t pitch = 8192; pitch <= 32768; pitch += 256) {
+    const uint64_t rows = (uint64_t)c.sms * outer;
+    if (rows * pitch > c.big.rows * c.big.cols) die("box-spread-pitch: pitch %llu does not fit",
+                                                    (unsigned long long)pitch);
+    const Tensor2D t = {c.big.base, rows, pitch};
+    CUtensorMap m = make_map(t, inner, outer, 128);
+    const double ms = time_ms(g_quick ? 2 : 5, [&] {
+      tma_stream_kernel<<<c.sms, 32, smem>>>(m, stages, bytes, iters, inner, outer, 0, nb, 7, c.probe, c.cycles);
+    });
+    std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, (double)iters * bytes);
+    std::sort(bpc.begin(), bpc.end());
+    Rec("tma_box_spread_pitch").num("pitch_elems", (double)pitch).num("pitch_bytes", (double)pitch * 2)
+        .num("stages", stages).num("box_bytes", bytes).num("boxes_per_cta", iters).num("ctas", c.sms)
+        .num("cta_bpc_median", median(bpc)).num("cta_bpc_p10", bpc[bpc.size() / 10]).num("cta_bpc_min", bpc[0])
+        .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (ms * 1e-3)).num("ms", ms)
+        .num("sm_clock_hz", read_probe_hz(c.probe)).emit();
   }
 }
 
@@ -2419,6 +2455,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--fine")) g_fine = true;
     else if (!strcmp(argv[i], "--l2-residency-pitch")) g_l2_residency_pitch = true;
     else if (!strcmp(argv[i], "--hbm-pitch")) g_hbm_pitch = true;
+    else if (!strcmp(argv[i], "--box-spread-pitch")) g_box_spread_pitch = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2444,7 +2481,7 @@ int main(int argc, char** argv) {
              "--walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] | --sm-share "
              "| --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | "
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
-             "--hbm-pitch [--fine] | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | "
+             "--hbm-pitch [--fine] | --box-spread-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | "
              "--gpc-load])",
              argv[i]);
   }
@@ -2487,6 +2524,7 @@ int main(int argc, char** argv) {
   if (g_l2_residency) { bench_l2_residency(c); return 0; }
   if (g_l2_residency_pitch) { bench_l2_residency_pitch(c); return 0; }
   if (g_hbm_pitch) { bench_hbm_pitch(c); return 0; }
+  if (g_box_spread_pitch) { bench_box_spread_pitch(c); return 0; }
   if (g_miss_mix) { bench_miss_mix(c); return 0; }
   if (g_pair_share) { bench_pair_share(c); return 0; }
   if (g_pair_smem) { bench_pair_smem(c); return 0; }
