@@ -22,7 +22,8 @@
 //        --walk-partial | --walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] |
 //        --sm-share | --sm-share-mix | --skinny-only [--ncu] | --skinny-ctas |
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
-//        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --miss-mix |
+//        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table |
+//        --miss-mix |
 //        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
@@ -43,7 +44,8 @@ static bool g_walk_alone = false;  // only --walk-alone (tma_walk_alone)
 static bool g_walk_drift_paced = false;  // only --walk-drift-paced (tma_walk_drift_paced)
 static bool g_l2_residency_pitch = false;  // only --l2-residency-pitch (tma_l2_residency_pitch)
 static bool g_hbm_pitch = false;
-static bool g_box_spread_pitch = false;  // only --box-spread-pitch  // only --hbm-pitch (tma_hbm_pitch)
+static bool g_box_spread_pitch = false;  // only --box-spread-pitch
+static bool g_box_pitch_table = false;  // only --box-pitch-table  // only --hbm-pitch (tma_hbm_pitch)
 static bool g_epi = false;  // --walk-drift-paced --epi: the paced walk with an epilogue stop after each tile
 static bool g_fine = false;  // --hbm-pitch / --walk-pitch --paced --fine: pitches in fine steps
 static bool g_paced = false;  // --walk-pitch --paced: each stage held the MMAs' time less the walk's own cycles
@@ -939,6 +941,41 @@ static void bench_box_spread_pitch(Ctx& c) {
         .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (ms * 1e-3)).num("ms", ms)
         .num("sm_clock_hz", read_probe_hz(c.probe)).emit();
   }
+}
+
+// tma_box_pitch_rate (issue 8, the twenty-ninth session: tma_box_spread_pitch found every CTA's L2-resident boxes
+// 6-10% slower at the H100's bad pitches, the CTAs alike): the same in-step walk (every SM its own panel's first boxes,
+// over and over, 128B swizzle, ring of 4, ~16.5 MiB L2-resident) as a table over the row pitch: boxes of 64 / 128 /
+// 256 rows (16 / 8 / 4 boxes a panel), every pitch of 1..128 KB in 128-byte steps (from 2 KB for 64-row boxes, whose
+// 16 boxes span 2 KB of a row), and for 128-row boxes every 16-byte step of 1..32 KB (rows that start mid-line). Its own 4.6 GB tensor (256-row panels of 132 SMs at 128 KB).
+// Records "tma_box_pitch_rate" (the CTAs' median bytes a cycle, the chip's bytes a second).
+static void bench_box_pitch_table(Ctx& c) {
+  const uint32_t inner = 64;
+  const uint64_t max_pitch_bytes = 131072, rows_max = (uint64_t)c.sms * 256;
+  void* buf;
+  CK(cudaMalloc(&buf, rows_max * max_pitch_bytes));
+  CK(cudaMemset(buf, 0x3c, rows_max * max_pitch_bytes));
+  const int stages = 4;
+  struct Sweep { uint32_t outer; uint64_t from, to, step; };
+  const Sweep sweeps[] = {{128, 1024, 32768, 16}, {128, 32768 + 128, max_pitch_bytes, 128},
+                          {64, 1024, max_pitch_bytes, 128}, {256, 1024, max_pitch_bytes, 128}};
+  for (const Sweep& sw : sweeps) {
+    const int bytes = (int)(inner * sw.outer * 2), nb = (int)(1024 / sw.outer), iters = nb * 64;
+    const int smem = smem_request(stages * bytes + 8 * stages);
+    set_smem((const void*)tma_stream_kernel, smem);
+    for (uint64_t pitch = std::max<uint64_t>(sw.from, nb * 128); pitch <= sw.to; pitch += sw.step) {  // boxes in rows
+      const Tensor2D t = {buf, (uint64_t)c.sms * sw.outer, pitch / 2};
+      CUtensorMap m = make_map(t, inner, sw.outer, 128);
+      const double ms = time_ms(g_quick ? 1 : 3, [&] {
+        tma_stream_kernel<<<c.sms, 32, smem>>>(m, stages, bytes, iters, inner, sw.outer, 0, nb, 7, c.probe, c.cycles);
+      });
+      const std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, (double)iters * bytes);
+      Rec("tma_box_pitch_rate").num("pitch_bytes", (double)pitch).num("box_rows", sw.outer).num("box_bytes", bytes)
+          .num("boxes_per_panel", nb).num("stages", stages).num("ctas", c.sms).num("cta_bpc_median", median(bpc))
+          .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (ms * 1e-3)).num("ms", ms).emit();
+    }
+  }
+  CK(cudaFree(buf));
 }
 
 // L2 throughput with a share of misses (issue 8, the fifteenth session: do the L2's fills from HBM take L2 bandwidth?
@@ -2456,6 +2493,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--l2-residency-pitch")) g_l2_residency_pitch = true;
     else if (!strcmp(argv[i], "--hbm-pitch")) g_hbm_pitch = true;
     else if (!strcmp(argv[i], "--box-spread-pitch")) g_box_spread_pitch = true;
+    else if (!strcmp(argv[i], "--box-pitch-table")) g_box_pitch_table = true;
     else if (!strcmp(argv[i], "--sm-share")) g_sm_share = true;
     else if (!strcmp(argv[i], "--sm-share-mix")) g_sm_share_mix = true;
     else if (!strcmp(argv[i], "--ncu")) g_ncu = true;
@@ -2481,7 +2519,7 @@ int main(int argc, char** argv) {
              "--walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] | --sm-share "
              "| --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | "
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
-             "--hbm-pitch [--fine] | --box-spread-pitch | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | "
+             "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | "
              "--gpc-load])",
              argv[i]);
   }
@@ -2525,6 +2563,7 @@ int main(int argc, char** argv) {
   if (g_l2_residency_pitch) { bench_l2_residency_pitch(c); return 0; }
   if (g_hbm_pitch) { bench_hbm_pitch(c); return 0; }
   if (g_box_spread_pitch) { bench_box_spread_pitch(c); return 0; }
+  if (g_box_pitch_table) { bench_box_pitch_table(c); return 0; }
   if (g_miss_mix) { bench_miss_mix(c); return 0; }
   if (g_pair_share) { bench_pair_share(c); return 0; }
   if (g_pair_smem) { bench_pair_smem(c); return 0; }
