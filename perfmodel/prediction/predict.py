@@ -131,10 +131,7 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
             # first simulate at the clock the steady-state activity would settle at (a guess: no tails, no stalls)
             clock = _guess_clock(problem, hw, inputs, clock, cap)
             inputs = at_clock(inputs, hw, clock)
-        res = run_inputs(inputs, record_timeline=record_timeline, full=full)
-        if cap is not None and not res.deadlock:
-            clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap)
-        return clock, res, inputs
+        return clock, run_inputs(inputs, record_timeline=record_timeline, full=full), inputs
 
     clock, res, inputs = simulate(0.0)
     spread = drift_spread(cfg, hw)
@@ -142,8 +139,11 @@ def predict(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, *, clock=
             and inputs.traffic.reuse == "k-window"):
         # L2-bound (its later tiles: the first ones run in step with the grid): the SMs' unequal L2 shares spread the
         # CTAs apart, and the wave's reuse with them
-        # (sim/memory.drift_cohorts, l2.sm_rate_spread): simulated again with the traffic that leaves
+        # (sim/memory.drift_cohorts, l2.sm_rate_spread): simulated again with the traffic that leaves. Decided at
+        # the first window's clock; the power-limited clock is then found for the run that is kept only
         clock, res, inputs = simulate(spread)
+    if cap is not None and not res.deadlock:
+        clock, res = _power_limited(problem, hw, inputs, clock, res, record_timeline, full, cap)
     base = analytic_estimate(problem, cfg, hw, clock)
     if res.deadlock:
         cycles, time_s = 0, math.inf
