@@ -338,6 +338,33 @@ static std::vector<Case> profile_cases() {
   return out;
 }
 
+// The --window and --lag sweeps' shared set-up: a 256 MiB buffer whose read evicts the L2, and their pitches (--ncu:
+// ten, the walks' good and bad among them; --fine: 128-byte steps from `fine_from` to `fine_to`; else 512-byte steps
+// over 16..64 KB).
+struct Flusher {
+  uint4* buf = nullptr;
+  size_t n = ((size_t)256 << 20) / 16;
+  uint32_t* sink = nullptr;
+  Flusher() {
+    CK(cudaMalloc(&buf, n * 16));
+    CK(cudaMemset(buf, 0x3c, n * 16));
+    CK(cudaMalloc(&sink, 4));
+  }
+  ~Flusher() {
+    cudaFree(buf);
+    cudaFree(sink);
+  }
+  void flush(int sms) const { flush_kernel<<<sms * 4, 512>>>(buf, n, sink); }
+};
+
+static std::vector<uint64_t> sweep_pitches(bool ncu, bool fine, uint64_t fine_from, uint64_t fine_to) {
+  std::vector<uint64_t> pitches;
+  if (ncu) pitches = {16384, 18432, 22016, 31744, 32768, 33792, 44032, 49152, 65024, 65536};
+  else if (fine) for (uint64_t p = fine_from; p <= fine_to; p += 128) pitches.push_back(p);
+  else for (uint64_t p = 16384; p <= 65536; p += 512) pitches.push_back(p);
+  return pitches;
+}
+
 // --window: every pitch of 16384..65536 bytes in 512-byte steps (bf16 K = 8192..32768 in steps of 256, the paced
 // walks' sweep; --fine: 128-byte steps from 16384 to 32768), windows of 2..24 lines (4..48 MiB over 16384 rows), 64
 // warm passes; each window size also packed (pitch = the window's bytes: the same lines, contiguous), the rate of the
@@ -345,16 +372,9 @@ static std::vector<Case> profile_cases() {
 static void bench_window(Ctx& ctx, bool fine, bool ncu) {
   const uint32_t rows = 16384;
   const int passes = ncu ? 8 : 64, reps = ncu || g_quick ? 1 : 3;
-  const size_t flush_n = ((size_t)256 << 20) / 16;
-  uint4* flush_buf;
-  uint32_t* sink;
-  CK(cudaMalloc(&flush_buf, flush_n * 16));
-  CK(cudaMemset(flush_buf, 0x3c, flush_n * 16));
-  CK(cudaMalloc(&sink, 4));
-  std::vector<uint64_t> pitches;
-  if (ncu) pitches = {16384, 18432, 22016, 31744, 32768, 33792, 44032, 49152, 65024, 65536};
-  else if (fine) for (uint64_t p = 16384; p <= 32768; p += 128) pitches.push_back(p);
-  else for (uint64_t p = 16384; p <= 65536; p += 512) pitches.push_back(p);
+  const Flusher fl;
+  uint32_t* sink = fl.sink;
+  std::vector<uint64_t> pitches = sweep_pitches(ncu, fine, 16384, 32768);
   pitches.push_back(0);   // 0: packed
   const std::vector<uint32_t> windows = ncu ? std::vector<uint32_t>{8, 16, 24}
                                             : std::vector<uint32_t>{2, 4, 6, 8, 12, 16, 24};
@@ -368,7 +388,7 @@ static void bench_window(Ctx& ctx, bool fine, bool ncu) {
       const double bytes = (double)rows * w * 128;
       std::vector<double> cold, warm;
       for (int r = 0; r < reps; ++r) {
-        flush_kernel<<<ctx.sms * 4, 512>>>(flush_buf, flush_n, sink);
+        fl.flush(ctx.sms);
         cold.push_back(event_ms([&] { window_kernel<<<grid, 512>>>(ctx.big, pitch, rows, w, 1, sink); }));
         warm.push_back(event_ms([&] { window_kernel<<<grid, 512>>>(ctx.big, pitch, rows, w, passes, sink); }));
       }
@@ -378,8 +398,6 @@ static void bench_window(Ctx& ctx, bool fine, bool ncu) {
           .num("warm_bytes_per_s", bytes * passes / (median(warm) * 1e-3)).num("warm_ms", median(warm)).emit();
     }
   }
-  CK(cudaFree(flush_buf));
-  CK(cudaFree(sink));
 }
 
 // --lag: 16384 rows (an 8192x8192 GEMM's A and B), 96 k-blocks, the lagging sharer 0..24 k-blocks behind (up to 48 MiB
@@ -391,16 +409,9 @@ static void bench_window(Ctx& ctx, bool fine, bool ncu) {
 static void bench_lag(Ctx& ctx, bool ncu, bool fine) {
   const uint32_t rows = 16384;
   const int reps = ncu || g_quick ? 1 : 3;
-  const size_t flush_n = ((size_t)256 << 20) / 16;
-  uint4* flush_buf;
-  uint32_t* sink;
-  CK(cudaMalloc(&flush_buf, flush_n * 16));
-  CK(cudaMemset(flush_buf, 0x3c, flush_n * 16));
-  CK(cudaMalloc(&sink, 4));
-  std::vector<uint64_t> pitches;
-  if (ncu) pitches = {16384, 18432, 22016, 31744, 32768, 33792, 44032, 49152, 65024, 65536};
-  else if (fine) for (uint64_t p = 4096; p <= 65536; p += 128) pitches.push_back(p);
-  else for (uint64_t p = 16384; p <= 65536; p += 512) pitches.push_back(p);
+  const Flusher fl;
+  uint32_t* sink = fl.sink;
+  std::vector<uint64_t> pitches = sweep_pitches(ncu, fine, 4096, 65536);
   pitches.push_back(96 * 128);   // packed
   const std::vector<int> lags = fine ? std::vector<int>{0, 12} : std::vector<int>{0, 4, 8, 12, 16, 20, 24};
   const int grid = (int)((rows * 8 + 511) / 512);
@@ -416,7 +427,7 @@ static void bench_lag(Ctx& ctx, bool ncu, bool fine) {
     for (int lag : lags) {
       std::vector<double> ms;
       for (int r = 0; r < reps; ++r) {
-        flush_kernel<<<ctx.sms * 4, 512>>>(flush_buf, flush_n, sink);
+        fl.flush(ctx.sms);
         ms.push_back(event_ms([&] { lag_kernel<<<grid, 512>>>(ctx.big, pitch, rows, kblocks, lag, sink,
                                                               block_ns); }));
       }
@@ -438,8 +449,6 @@ static void bench_lag(Ctx& ctx, bool ncu, bool fine) {
     }
   }
   CK(cudaFree(block_ns));
-  CK(cudaFree(flush_buf));
-  CK(cudaFree(sink));
 }
 
 int main(int argc, char** argv) {
