@@ -1,0 +1,49 @@
+"""benchmarks/walk_spread_ratio.py: the H200's l2.sm_rate_spread derived from the paced walks of both GPUs, as its
+hardware file's source says."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import walk_spread_ratio as wsr  # noqa: E402
+
+from perfmodel import derive, load_hardware, make_problem  # noqa: E402
+from perfmodel.errors import PerfmodelError  # noqa: E402
+from perfmodel.sim.memory import traffic  # noqa: E402
+from perfmodel.sim.scheduler import make_schedule  # noqa: E402
+
+
+def test_the_implied_spread_reads_the_given_bytes():
+    hw = load_hardware("h100-sxm")
+    p = make_problem("8192x8192x8192", "bf16")
+    cfg = derive(p, hw, tile=(128, 128, 64), stages=6).config
+    s = make_schedule(p, cfg, hw)
+    for spread in (0.01, 0.05, 0.2):
+        target = traffic(p, cfg, hw, s, spread).hbm_read_bytes
+        got = wsr.implied_spread(p, cfg, hw, s, target)
+        assert abs(traffic(p, cfg, hw, s, got).hbm_read_bytes / target - 1) < 1e-6
+    assert wsr.implied_spread(p, cfg, hw, s, 1.0) == 0.0                       # fewer bytes than in step
+
+
+def test_the_h200_file_holds_the_ratio_of_the_committed_walks():
+    r, value = wsr.ratio()
+    assert 1.2 < r < 2.0                                     # the H200's walks drift faster at the H100's good pitches
+    assert load_hardware("h200").l2.sm_rate_spread == pytest.approx(value, abs=5e-5)
+
+
+def test_an_unreadable_walk_folder_is_a_one_line_error(tmp_path, monkeypatch):
+    (tmp_path / "walk_profiled.jsonl").write_text('MB {"bench": "tma_walk_drift_paced", "work_cycles": 304}\n')
+    (tmp_path / "walk_ncu.csv").write_text("not,a,csv\n")
+    monkeypatch.setattr(wsr, "ROOT", tmp_path.parent)
+    with pytest.raises(PerfmodelError):
+        wsr.walks(tmp_path)
+
+
+def test_the_script_prints_the_value():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "walk_spread_ratio.py")], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0 and "0.082" in out.stdout
