@@ -9,8 +9,13 @@ walks (`mb_tma --walk-drift-paced`, data/ncu/walk_drift_paced_h100 and _h200, nc
 same 128x128 grids on both GPUs: for each walk, the spread at which the model's traffic law (sim/memory.traffic, each
 GPU's own L2 window) reads ncu's bytes is the walk's implied spread. The ratio H200 / H100 of the implied spreads, over
 the walks at the H100's good pitches (K = 8192 and 32768 bf16; 9216x4096x11008 is the H100's worst pitch, whose
-re-reads the H100's fit leaves out), median over the walks, times the H100's file value is the H200's value. Prints
-each walk's implied spreads, the ratio and the value; changes no file.
+re-reads the H100's fit leaves out), median over the walks, times the H100's file value would be the H200's value.
+Prints each walk's implied spreads, the ratio and the value; changes no file.
+
+Tried in the twenty-ninth session and not kept (docs/calibrate.md): 0.0822 instead of the H100's 0.0543 brought the
+H200's modelled HBM bytes to ncu's (mean log(measured / model) +0.095 -> -0.051) and its calibration tails in (p90
+10.33 -> 10.19%, shapes beyond 8% 5 -> 2) at a tie in MAPE (4.247 -> 4.271%), but the forty-fourth held-out set judged
+it slightly worse (the H200's held-out half 3.906 -> 3.921%, p90 9.52 -> 9.65%). The H200's file keeps the H100's value.
 """
 from __future__ import annotations
 

@@ -21,8 +21,7 @@ def test_the_committed_spread_is_the_fit_of_the_committed_ncu_rows():
     loss = float(re.search(r"fitted .*: loss ([0-9.]+)", out.stdout).group(1))
     still = float(re.search(r"in step \(spread 0\): loss ([0-9.]+)", out.stdout).group(1))
     assert abs(fitted - load_hardware("h100-sxm").l2.sm_rate_spread) < 0.005
-    # the H200's is the H100's times its own walks' ratio (benchmarks/walk_spread_ratio.py, tests/test_walk_spread_ratio)
-    assert load_hardware("h200").l2.sm_rate_spread > load_hardware("h100-sxm").l2.sm_rate_spread
+    assert load_hardware("h200").l2.sm_rate_spread == load_hardware("h100-sxm").l2.sm_rate_spread   # a GH100 copy
     assert loss < 0.2 < 0.8 < still          # the in-step model's bytes are off by about e^0.9; the drift brings them in
 
 

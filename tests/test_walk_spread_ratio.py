@@ -1,5 +1,5 @@
-"""benchmarks/walk_spread_ratio.py: the H200's l2.sm_rate_spread derived from the paced walks of both GPUs, as its
-hardware file's source says."""
+"""benchmarks/walk_spread_ratio.py: the H200's l2.sm_rate_spread as the paced walks of both GPUs would give it (tried in
+the twenty-ninth session, judged by the forty-fourth held-out set and not kept)."""
 import subprocess
 import sys
 from pathlib import Path
@@ -29,10 +29,12 @@ def test_the_implied_spread_reads_the_given_bytes():
     assert wsr.implied_spread(p, cfg, hw, s, 1.0) == 0.0                       # fewer bytes than in step
 
 
-def test_the_h200_file_holds_the_ratio_of_the_committed_walks():
+def test_the_committed_walks_give_the_ratio_docs_calibrate_quotes():
     r, value = wsr.ratio()
-    assert 1.2 < r < 2.0                                     # the H200's walks drift faster at the H100's good pitches
-    assert load_hardware("h200").l2.sm_rate_spread == pytest.approx(value, abs=5e-5)
+    assert r == pytest.approx(1.513, abs=0.002)              # the H200's walks drift faster at the H100's good pitches
+    assert value == pytest.approx(0.0822, abs=5e-5)
+    # tried as the H200's l2.sm_rate_spread and not kept (the forty-fourth set): the file keeps the H100's value
+    assert load_hardware("h200").l2.sm_rate_spread == load_hardware("h100-sxm").l2.sm_rate_spread
 
 
 def test_an_unreadable_walk_folder_is_a_one_line_error(tmp_path, monkeypatch):

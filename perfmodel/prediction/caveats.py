@@ -61,8 +61,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "hbm-heavy-clock",
             f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 3% (H100) / 4% "
             "(H200) above the predicted one on average where the in-kernel probe read it (the other power-limited "
-            "and uncapped kernels within 2%), and measured 2% (H100) / 3% (H200) slower than predicted on average, "
-            "26 in 241 (H100) / 30 in 95 (H200) more than 10% off, from 28% faster to 47% slower (calibration half). "
+            "and uncapped kernels within 2%), and measured 2% (H100) / 4% (H200) slower than predicted on average, "
+            "26 in 241 (H100) / 19 in 73 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
             "The power law (sim/power.py) lets the core-rail share of the HBM path's power fall with the core voltage "
             "(clock.hbm_core_share, since 2026-11-27: the miss was 4% / 7% before); what is left is the mix of L2, HBM "
             "and tensor power at low clocks (benchmarks/clock_by_hbm.py --power) and, on the H200, cycles predicted "
@@ -96,10 +96,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "32768, and on the H200 loses at 16384 and 32768 instead (data/ncu/pitch_k2_*, pitch_k3_*, pitch_k4_*); "
             "the model's spread is one figure for every pitch, fitted mostly at power-of-two K. "
             "Such points measured 2% slower "
-            "(H100) / 3% slower (H200) than predicted on average, 10% / 22% of them more than 10% off, from 28% "
+            "(H100) / 4% slower (H200) than predicted on average, 10% / 24% of them more than 10% off, from 18% "
             "faster to 47% slower (calibration "
-            f"half, >= {LONG_K_WINDOWS} windows); the H200's spread is its own paced walks' (1.5x the H100's at the "
-            "H100's good pitches, benchmarks/walk_spread_ratio.py), and its deep rings still slow more than that says"))
+            f"half, >= {LONG_K_WINDOWS} windows); the H200 (its HBM 1.4x the H100's) slows more than its traffic says"))
     wide_rows = cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128
     if bottleneck == "l2" and wide_rows and not (cfg.multicast and cfg.cluster_size > 1) and not drift:
         out.append(Caveat(
