@@ -40,6 +40,10 @@ SPREAD_MAX = 2.0
 LEFT_OUT = "  (the H100's worst pitch: left out)"
 
 
+def _name(folder: Path) -> str:
+    return str(folder.relative_to(ROOT)) if folder.is_relative_to(ROOT) else str(folder)
+
+
 def walks(folder: Path) -> list[tuple[dict, float]]:
     """(record, ncu HBM read bytes) of every paced walk (work_cycles > 0) in one folder: the records of
     walk_profiled.jsonl in order, against the walk kernels' rows of walk_ncu.csv in order."""
@@ -51,9 +55,9 @@ def walks(folder: Path) -> list[tuple[dict, float]]:
                 if r["Metric Name"] == "dram__bytes_read.sum" and "walk" in r["Kernel Name"]]
         read = [float(r["Metric Value"].replace(",", "")) for r in rows]
     except (OSError, ValueError, KeyError) as e:
-        raise PerfmodelError(f"{folder.relative_to(ROOT)}: unreadable walk files ({e})") from None
+        raise PerfmodelError(f"{_name(folder)}: unreadable walk files ({e})") from None
     if len(recs) != len(read):
-        raise PerfmodelError(f"{folder.relative_to(ROOT)}: {len(recs)} walk records against {len(read)} ncu rows")
+        raise PerfmodelError(f"{_name(folder)}: {len(recs)} walk records against {len(read)} ncu rows")
     return [(r, b) for r, b in zip(recs, read) if r["work_cycles"] > 0]
 
 

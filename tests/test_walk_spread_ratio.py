@@ -37,11 +37,10 @@ def test_the_committed_walks_give_the_ratio_docs_calibrate_quotes():
     assert load_hardware("h200").l2.sm_rate_spread == load_hardware("h100-sxm").l2.sm_rate_spread
 
 
-def test_an_unreadable_walk_folder_is_a_one_line_error(tmp_path, monkeypatch):
+def test_an_unreadable_walk_folder_is_a_one_line_error(tmp_path):
     (tmp_path / "walk_profiled.jsonl").write_text('MB {"bench": "tma_walk_drift_paced", "work_cycles": 304}\n')
     (tmp_path / "walk_ncu.csv").write_text("not,a,csv\n")
-    monkeypatch.setattr(wsr, "ROOT", tmp_path.parent)
-    with pytest.raises(PerfmodelError):
+    with pytest.raises(PerfmodelError, match="unreadable walk files"):
         wsr.walks(tmp_path)
 
 
