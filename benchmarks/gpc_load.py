@@ -19,29 +19,25 @@ twenty-third session).
 from __future__ import annotations
 
 import argparse
-import json
 import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from perfmodel.microbench.runner import MicrobenchError, parse_records  # noqa: E402
+
 DEFAULT = [ROOT / f"data/ncu/{d}" for d in ("gpc_load_h100", "gpc_load_h100_second", "gpc_load_h200",
                                           "gpc_load_h200_second")]
 ROW_BYTES = 128          # the rings' box rows (64 bf16)
 
 
 def read_run(path: pathlib.Path) -> tuple[str, list[dict]]:
-    """(GPU name, the tma_gpc_load records) of one run's output: lines 'MB {json}' (mb_tma's records)."""
-    gpu, rows = "?", []
-    for line in path.read_text().splitlines():
-        if not line.startswith("MB "):
-            continue
-        rec = json.loads(line[3:])
-        if rec.get("bench") == "device":
-            gpu = rec.get("name", gpu)
-        elif rec.get("bench") == "tma_gpc_load":
-            rows.append(rec)
-    return gpu, rows
+    """(GPU name, the tma_gpc_load records) of one run's output: its 'MB {json}' lines, read by the microbenchmark
+    driver's own parser (perfmodel.microbench.runner.parse_records)."""
+    recs = parse_records(path.read_text())
+    gpu = next((r.get("name", "?") for r in recs if r["bench"] == "device"), "?")
+    return gpu, [r for r in recs if r["bench"] == "tma_gpc_load"]
 
 
 def ring_name(r: dict) -> str:
@@ -122,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         for f in files:
             try:
                 gpu, rows = read_run(f)
-            except (OSError, json.JSONDecodeError, KeyError) as exc:
+            except (OSError, MicrobenchError) as exc:
                 print(f"gpc_load.py: {f}: unreadable ({exc.__class__.__name__})", file=sys.stderr)
                 return 1
             runs.setdefault(gpu, []).extend(rows)
