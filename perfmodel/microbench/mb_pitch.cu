@@ -19,7 +19,9 @@
 //    lines packed (contiguous) as the rate without the rows' crowding.
 //  - lag (--lag, the same session): the sharers out of step: every row's k-blocks in turn, each followed by the
 //    k-block `lag` behind; at which lag do the lagging reads miss, at which pitch? Records "lag_pitch".
-// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine]]
+//  - slice probe (--slice-probe, the same session): one line a launch, under ncu's per-slice counts: which L2 slice
+//    serves which address.
+// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine] | --slice-probe]
 //   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
@@ -189,6 +191,15 @@ __global__ void __launch_bounds__(512) lag_kernel(const uint8_t* __restrict__ ba
   if (x == 0x9e3779b9u) sink[0] = x;
   __syncthreads();
   if (threadIdx.x == 0) block_ns[2 * blockIdx.x + 1] = gtimer_ns();
+}
+
+// slice_probe_kernel: one warp reads one 128-byte line (8 threads, 16 bytes each) `reps` times from the L2, so ncu's
+// per-slice counts (--print-metric-instances values) show which L2 slice serves that address.
+__global__ void slice_probe_kernel(const uint8_t* __restrict__ line, int reps, uint32_t* sink) {
+  uint32_t x = 0;
+  const uint8_t* a = line + (threadIdx.x % 8) * 16;
+  for (int i = 0; i < reps; ++i) x ^= ldcg(a).x + (uint32_t)i;
+  if (x == 0x9e3779b9u) sink[0] = x;
 }
 
 // ---------------------------------------------------------------- host
@@ -451,8 +462,28 @@ static void bench_lag(Ctx& ctx, bool ncu, bool fine) {
   CK(cudaFree(block_ns));
 }
 
+// --slice-probe (issue 8, the twenty-ninth session: the H100's bad row pitches follow the address mapping of the lines
+// in flight, and no simple rule gives it): one launch a line, each reading the line at byte offset off of the big
+// tensor 1000 times from one warp, for the first 64 lines and for single address bits 13..30 (off = 2^b); under ncu
+// with --print-metric-instances values, the L2 slice that serves each line. Records "slice_probe" (the offsets, in
+// launch order).
+static void bench_slice_probe(Ctx& ctx) {
+  uint32_t* sink;
+  CK(cudaMalloc(&sink, 4));
+  std::vector<uint64_t> offs;
+  for (uint64_t j = 0; j < 64; ++j) offs.push_back(j * 128);
+  for (int b = 13; b <= 30; ++b) offs.push_back((uint64_t)1 << b);
+  for (uint64_t off : offs) {
+    if (off + 128 > kBigRows * kMaxPitch) die("slice-probe: offset %llu beyond the tensor", (unsigned long long)off);
+    slice_probe_kernel<<<1, 32>>>(ctx.big + off, 1000, sink);
+    CK_LAUNCH();
+    Rec("slice_probe").num("offset_bytes", (double)off).num("reps", 1000).emit();
+  }
+  CK(cudaFree(sink));
+}
+
 int main(int argc, char** argv) {
-  bool profile = false, window = false, fine = false, ncu = false, lag = false;
+  bool profile = false, window = false, fine = false, ncu = false, lag = false, slice = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
@@ -460,8 +491,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--fine")) fine = true;
     else if (!strcmp(argv[i], "--ncu")) ncu = true;
     else if (!strcmp(argv[i], "--lag")) lag = true;
+    else if (!strcmp(argv[i], "--slice-probe")) slice = true;
     else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | "
-             "--lag [--ncu | --fine]])", argv[i]);
+             "--lag [--ncu | --fine] | --slice-probe])", argv[i]);
   }
   emit_device_record();
   Ctx ctx;
@@ -474,6 +506,10 @@ int main(int argc, char** argv) {
   CK_LAUNCH();
   CK(cudaMalloc(&ctx.probe, sizeof(ClockProbe)));
   CK(cudaMalloc(&ctx.cycles, ctx.sms * sizeof(unsigned long long)));
+  if (slice) {
+    bench_slice_probe(ctx);
+    return 0;
+  }
   if (lag) {
     bench_lag(ctx, ncu, fine);
     return 0;
