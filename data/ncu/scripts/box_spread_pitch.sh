@@ -10,6 +10,7 @@
 set -u
 source data/ncu/scripts/mb_on_card.sh mb_tma "${1:-H}"
 for r in 1 2 3; do
-  timeout 100 $T --box-spread-pitch > $OUT/box_spread_pitch_$r.jsonl 2> $OUT/box_spread_pitch_$r.err; echo "run $r rc=$?"
+  timeout 100 $T --box-spread-pitch > $OUT/box_spread_pitch_$r.jsonl 2> $OUT/box_spread_pitch_$r.err
+  echo "run $r rc=$?"
 done
 wc -l $OUT/*.jsonl; date -u
