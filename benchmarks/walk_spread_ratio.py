@@ -20,8 +20,6 @@ it slightly worse (the H200's held-out half 3.906 -> 3.921%, p90 9.52 -> 9.65%).
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -31,6 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from perfmodel import derive, load_hardware, make_problem  # noqa: E402
 from perfmodel.errors import PerfmodelError  # noqa: E402
+from perfmodel.microbench import MicrobenchError  # noqa: E402
+from perfmodel.microbench.runner import parse_records  # noqa: E402
+from perfmodel.microbench.suite import parse_ncu_csv  # noqa: E402
 from perfmodel.sim.memory import traffic  # noqa: E402
 from perfmodel.sim.scheduler import make_schedule  # noqa: E402
 
@@ -48,13 +49,11 @@ def walks(folder: Path) -> list[tuple[dict, float]]:
     """(record, ncu HBM read bytes) of every paced walk (work_cycles > 0) in one folder: the records of
     walk_profiled.jsonl in order, against the walk kernels' rows of walk_ncu.csv in order."""
     try:
-        recs = [json.loads(line[3:]) for line in (folder / "walk_profiled.jsonl").read_text().splitlines()
-                if line.startswith("MB ") and '"tma_walk_drift_paced"' in line]
-        lines = [x for x in (folder / "walk_ncu.csv").read_text().splitlines() if not x.startswith("==")]
-        rows = [r for r in csv.DictReader(lines)
-                if r["Metric Name"] == "dram__bytes_read.sum" and "walk" in r["Kernel Name"]]
-        read = [float(r["Metric Value"].replace(",", "")) for r in rows]
-    except (OSError, ValueError, KeyError) as e:
+        recs = [r for r in parse_records((folder / "walk_profiled.jsonl").read_text())
+                if r["bench"] == "tma_walk_drift_paced"]
+        read = [launch["dram__bytes_read.sum"]
+                for launch in parse_ncu_csv((folder / "walk_ncu.csv").read_text(), kernel="walk")]
+    except (OSError, KeyError, MicrobenchError) as e:
         raise PerfmodelError(f"{_name(folder)}: unreadable walk files ({e})") from None
     if len(recs) != len(read):
         raise PerfmodelError(f"{_name(folder)}: {len(recs)} walk records against {len(read)} ncu rows")

@@ -359,6 +359,16 @@ def test_parse_ncu_csv_groups_metrics_by_launch():
                                          {"lts__t_requests.sum": 2000.0}]
 
 
+def test_parse_ncu_csv_keeps_the_named_kernels_launches():
+    text = "\n".join([
+        '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"',
+        '"0","fill_random_u16(unsigned short *)","dram__bytes_read.sum","byte","3,584"',
+        '"1","tma_gemm_walk_kernel(CUtensorMap_st)","dram__bytes_read.sum","byte","2,850,731,520"',
+    ])
+    assert suite.parse_ncu_csv(text, kernel="walk") == [{"dram__bytes_read.sum": 2850731520.0}]
+    assert len(suite.parse_ncu_csv(text)) == 2
+
+
 def test_launch_parameters_reproduce_from_the_committed_runs():
     """mb_stream (2026-11-24) and mb_wgmma --gap (2026-11-25) on the H100 -> gpu.launch_overhead_s and
     gpu.launch_gap_s in h100-sxm.toml (what the SMs idle between two event-timed launches: sim/power.py)."""

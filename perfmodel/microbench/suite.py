@@ -101,15 +101,16 @@ def _selected(args) -> tuple[str, ...]:
     return tuple(n for n in RUN_ORDER if n in names)
 
 
-def parse_ncu_csv(text: str) -> list[dict[str, float]]:
-    """ncu --csv (details page): one {metric: value} per profiled launch, in launch order."""
+def parse_ncu_csv(text: str, kernel: str | None = None) -> list[dict[str, float]]:
+    """ncu --csv (details page): one {metric: value} per profiled launch, in launch order; ``kernel``: only the
+    launches whose kernel name contains that text."""
     import csv
     import io
     rows = [ln for ln in text.splitlines() if ln.startswith('"')]
     launches: dict[str, dict[str, float]] = {}
     for r in csv.DictReader(io.StringIO("\n".join(rows))):
         name, val = r.get("Metric Name"), (r.get("Metric Value") or "").replace(",", "")
-        if not name or r.get("ID") is None:
+        if not name or r.get("ID") is None or (kernel is not None and kernel not in (r.get("Kernel Name") or "")):
             continue
         try:
             launches.setdefault(r["ID"], {})[name] = float(val)
