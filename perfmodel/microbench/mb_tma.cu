@@ -718,17 +718,18 @@ static void bench_issue(Ctx& c) {
 }
 
 // One timed run of tma_stream_kernel on `grid` CTAs: wall time (median of `reps` launches) and, from the last
-// launch, each CTA's bytes per clock (median and minimum) and the SM clock.
+// launch, each CTA's bytes per clock (median, minimum and 10th percentile) and the SM clock.
 struct StreamRun {
-  double ms, bpc, min_bpc, hz;
+  double ms, bpc, min_bpc, hz, p10_bpc;
 };
 static StreamRun run_stream(Ctx& c, const CUtensorMap& m, int grid, int smem, int stages, int bytes, int iters,
                             uint32_t inner, uint32_t outer, int nbx_log2, int nb, int mode, int reps) {
   const double ms = time_ms(reps, [&] {
     tma_stream_kernel<<<grid, 32, smem>>>(m, stages, bytes, iters, inner, outer, nbx_log2, nb, mode, c.probe, c.cycles);
   });
-  const std::vector<double> bpc = per_cta_rates(c.cycles, grid, (double)iters * bytes);
-  return {ms, median(bpc), *std::min_element(bpc.begin(), bpc.end()), read_probe_hz(c.probe)};
+  std::vector<double> bpc = per_cta_rates(c.cycles, grid, (double)iters * bytes);
+  std::sort(bpc.begin(), bpc.end());
+  return {ms, median(bpc), bpc.front(), read_probe_hz(c.probe), bpc[bpc.size() / 10]};
 }
 
 // HBM streaming with part of the chip: 1..all SMs, ring depth 2 / 4 / the default (issue 8: skinny GEMMs keep
@@ -929,17 +930,13 @@ static void bench_box_spread_pitch(Ctx& c) {
     if (rows * pitch > c.big.rows * c.big.cols) die("box-spread-pitch: pitch %llu does not fit",
                                                     (unsigned long long)pitch);
     const Tensor2D t = {c.big.base, rows, pitch};
-    CUtensorMap m = make_map(t, inner, outer, 128);
-    const double ms = time_ms(g_quick ? 2 : 5, [&] {
-      tma_stream_kernel<<<c.sms, 32, smem>>>(m, stages, bytes, iters, inner, outer, 0, nb, 7, c.probe, c.cycles);
-    });
-    std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, (double)iters * bytes);
-    std::sort(bpc.begin(), bpc.end());
+    const StreamRun r = run_stream(c, make_map(t, inner, outer, 128), c.sms, smem, stages, bytes, iters, inner, outer,
+                                   0, nb, 7, g_quick ? 2 : 5);
     Rec("tma_box_spread_pitch").num("pitch_elems", (double)pitch).num("pitch_bytes", (double)pitch * 2)
         .num("stages", stages).num("box_bytes", bytes).num("boxes_per_cta", iters).num("ctas", c.sms)
-        .num("cta_bpc_median", median(bpc)).num("cta_bpc_p10", bpc[bpc.size() / 10]).num("cta_bpc_min", bpc[0])
-        .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (ms * 1e-3)).num("ms", ms)
-        .num("sm_clock_hz", read_probe_hz(c.probe)).emit();
+        .num("cta_bpc_median", r.bpc).num("cta_bpc_p10", r.p10_bpc).num("cta_bpc_min", r.min_bpc)
+        .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3)).num("ms", r.ms)
+        .num("sm_clock_hz", r.hz).emit();
   }
 }
 
@@ -947,8 +944,9 @@ static void bench_box_spread_pitch(Ctx& c) {
 // 6-10% slower at the H100's bad pitches, the CTAs alike): the same in-step walk (every SM its own panel's first boxes,
 // over and over, 128B swizzle, ring of 4, ~16.5 MiB L2-resident) as a table over the row pitch: boxes of 64 / 128 /
 // 256 rows (16 / 8 / 4 boxes a panel), every pitch of 1..128 KB in 128-byte steps (from 2 KB for 64-row boxes, whose
-// 16 boxes span 2 KB of a row), and for 128-row boxes every 16-byte step of 1..32 KB (rows that start mid-line). Its own 4.6 GB tensor (256-row panels of 132 SMs at 128 KB).
-// Records "tma_box_pitch_rate" (the CTAs' median bytes a cycle, the chip's bytes a second).
+// 16 boxes span 2 KB of a row), and for 128-row boxes every 16-byte step of 1..32 KB (rows that start mid-line). Its
+// own 4.6 GB tensor (256-row panels of 132 SMs at 128 KB). Records "tma_box_pitch_rate" (the CTAs' median bytes a
+// cycle, the chip's bytes a second).
 static void bench_box_pitch_table(Ctx& c) {
   const uint32_t inner = 64;
   const uint64_t max_pitch_bytes = 131072, rows_max = (uint64_t)c.sms * 256;
@@ -965,14 +963,11 @@ static void bench_box_pitch_table(Ctx& c) {
     set_smem((const void*)tma_stream_kernel, smem);
     for (uint64_t pitch = std::max<uint64_t>(sw.from, nb * 128); pitch <= sw.to; pitch += sw.step) {  // boxes in rows
       const Tensor2D t = {buf, (uint64_t)c.sms * sw.outer, pitch / 2};
-      CUtensorMap m = make_map(t, inner, sw.outer, 128);
-      const double ms = time_ms(g_quick ? 1 : 3, [&] {
-        tma_stream_kernel<<<c.sms, 32, smem>>>(m, stages, bytes, iters, inner, sw.outer, 0, nb, 7, c.probe, c.cycles);
-      });
-      const std::vector<double> bpc = per_cta_rates(c.cycles, c.sms, (double)iters * bytes);
+      const StreamRun r = run_stream(c, make_map(t, inner, sw.outer, 128), c.sms, smem, stages, bytes, iters, inner,
+                                     sw.outer, 0, nb, 7, g_quick ? 1 : 3);
       Rec("tma_box_pitch_rate").num("pitch_bytes", (double)pitch).num("box_rows", sw.outer).num("box_bytes", bytes)
-          .num("boxes_per_panel", nb).num("stages", stages).num("ctas", c.sms).num("cta_bpc_median", median(bpc))
-          .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (ms * 1e-3)).num("ms", ms).emit();
+          .num("boxes_per_panel", nb).num("stages", stages).num("ctas", c.sms).num("cta_bpc_median", r.bpc)
+          .num("chip_bytes_per_s", (double)iters * bytes * c.sms / (r.ms * 1e-3)).num("ms", r.ms).emit();
     }
   }
   CK(cudaFree(buf));
