@@ -2514,7 +2514,8 @@ int main(int argc, char** argv) {
              "--walk-variants | --walk-place | --walk-alone | --walk-drift-paced [--epi] [--ncu] | --sm-share "
              "| --sm-share-mix | --skinny-ctas | --skinny-abox | --skinny-private | --skinny-order | "
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
-             "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | --pair-smem | --direct-store | --mc-oob | "
+             "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | "
+             "--pair-smem | --direct-store | --mc-oob | "
              "--gpc-load])",
              argv[i]);
   }
