@@ -176,21 +176,26 @@ class SharedServer(Server):
             return t
         # the chip's recent utilization of this resource: the SMs of a wave are alike, so it is this SM's own
         # over about the time its ring's bytes take at its share (tau), decayed as tau / (tau + elapsed)
-        dt = t - self.t_last if t > self.t_last else 0.0
-        tau = self.depth / self.rate
+        rate, t_last = self.rate, self.t_last
+        if t > t_last:
+            dt = t - t_last
+            self.t_last = t
+        else:
+            dt = 0.0
+        tau = self.depth / rate
         decay = tau / (tau + dt) if tau > 0 else 0.0
-        self.recent_time = self.recent_time * decay + dt
-        u = self.recent_busy / self.recent_time if self.recent_time > 0 else 0.0
-        self.recent_busy = self.recent_busy * decay + amount / self.rate
-        self.t_last = t if t > self.t_last else self.t_last
+        self.recent_time = recent_time = self.recent_time * decay + dt
+        u = self.recent_busy / recent_time if recent_time > 0 else 0.0
+        busy = amount / rate
+        self.recent_busy = self.recent_busy * decay + busy
         self.utilization = u
         if store:
-            self.busy_stores += amount / self.rate
+            self.busy_stores += busy
         else:
-            self.busy += amount / self.rate
+            self.busy += busy
         t_tokens = self.t_tokens
         if t > t_tokens:
-            tokens = self.tokens + (t - t_tokens) * self.rate
+            tokens = self.tokens + (t - t_tokens) * rate
             if tokens > self.depth:
                 tokens = self.depth
             start = t
@@ -200,8 +205,8 @@ class SharedServer(Server):
             # a burst draws on bandwidth the other SMs leave free: they are like this one, so with the chip's
             # resource at utilization u a burst runs at most at rate / u
             self.tokens, self.t_tokens = tokens - amount, start
-            return start + amount * (u if u < 1.0 else 1.0) / self.rate
-        finish = start + (amount - tokens) / self.rate
+            return start + amount * (u if u < 1.0 else 1.0) / rate
+        finish = start + (amount - tokens) / rate
         self.tokens, self.t_tokens = 0.0, finish
         return finish
 

@@ -90,7 +90,7 @@ class SmSim:
     def _mma(self, tile: int, k: int, t: float, row: str, waited_full: float, after_epilogue: bool) -> float:
         """Reserve the tensor core for one stage's instructions issued from t; returns completion.
         An idle gap before them is charged to the full-barrier wait (at most its length), the rest to
-        the epilogue when the issuer comes from one."""
+        the epilogue when the issuer comes from one. (wgmma_consumer inlines this: keep the two in step.)"""
         p, tc, occ, rec = self.p, self.tc, self.occ, self.rec
         n = p.instr_per_stage
         free_at = tc.free_at
@@ -169,7 +169,7 @@ class SmSim:
         wait, issue = p.wait_cycles, p.tma_issue_cycles
         l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
         l2_first = p.first_tile_l2_reserve_bytes      # the first tile's stages (in step with the grid)
-        resume, ceil = self._resume_producer, math.ceil
+        resume, ceil, tma_rate, stalls_append = self._resume_producer, math.ceil, tma.rate, self._stalls.append
         for it in range(self.n_tiles * k_iters):
             s = it % S
             bar = empty[s]
@@ -179,7 +179,7 @@ class SmSim:
             done, start = bar.done_at, free
             if done > free:                                  # waited for the stage from `free` on
                 start = done
-                self._stalls.append((done, done - free, it <= last_first))
+                stalls_append((done, done - free, it <= last_first))
                 if it <= last_first:
                     first_stalls += done - free
                 if keep:
@@ -193,7 +193,13 @@ class SmSim:
                 g = tags.reserve(t_req, tags_n)
                 if g > land:
                     land = g
-            m = tma.reserve(t_req, smem_b)
+            # tma.reserve(t_req, smem_b), inlined (Server.reserve: a FIFO at the TMA's rate)
+            if smem_b > 0:
+                m = t_req if t_req > tma.free_at else tma.free_at
+                tma.free_at = m = m + smem_b / tma_rate
+                tma.busy += smem_b / tma_rate
+            else:
+                m = t_req
             land = (land if land > m else m) + lat
             if queue:
                 # loaded HBM latency: a miss waits hbm_queue x u / (1 - u) more at the chip's HBM utilization u,
@@ -231,7 +237,11 @@ class SmSim:
         remote = cycles(p.release_delay_cycles)    # the peers' releases of a multicast stage, over the cluster
         inline = cycles(p.inline_issue_cycles)   # its own loads (software-pipelined families), after the release
         it, free = 0, 0                    # free: cycle its wait_group (or epilogue) returns
-        env, mma, wait, ceil = self.env, self._mma, p.wait_cycles, math.ceil
+        env, wait, ceil = self.env, p.wait_cycles, math.ceil
+        tc, rec, first, keep = self.tc, self.rec, self.first, self.rec.keep
+        occ = self.occ
+        batch, batch_math, batch_smem = n * occ, n * p.instr_math_cycles, n * p.instr_smem_cycles
+        lead, last = (n - 1) * occ, (occ if occ > p.mma_latency_floor else p.mma_latency_floor)   # done, as _mma
         for tile in range(self.n_tiles):
             pending: deque = deque()
             for k in range(self.k_iters):
@@ -246,9 +256,27 @@ class SmSim:
                         self.events += 1
                         yield ev
                     now = env.now
-                waited = self._waited(row, bar, free, now, "wait_full") if now > free else 0
+                waited = (self._waited(row, bar, free, now, "wait_full") if keep else now - free) if now > free else 0
                 t0 = now + wait
-                pending.append((s, mma(tile, k, t0, row, waited, k == 0 and tile > 0)))
+                # _mma, inlined (the hottest call of a multi-consumer run): reserve the tensor core for the batch
+                free_at = tc.free_at
+                gap = t0 - free_at
+                if gap > 0:
+                    full = gap if gap < waited else waited
+                    rec.stall_full += full
+                    if k == 0 and tile > 0:
+                        rec.stall_epilogue += gap - full
+                start = t0 if t0 > free_at else free_at
+                tc.free_at = start + batch
+                tc.busy += batch
+                self.math_busy += batch_math
+                self.smem_busy += batch_smem
+                done = start + lead + last
+                if keep:
+                    rec.span(row, f"t{tile} k{k}", start, done, "mma")
+                if first.mma_left and first.last_mma(tile):
+                    first.mma = (self.math_busy, self.smem_busy, rec.stall_full, rec.stall_epilogue)
+                pending.append((s, done))
                 if marks is None or (tile, k) in marks:
                     self._mark(tile, k, now)
                 nxt, release = t0 + issue, ()
@@ -262,7 +290,7 @@ class SmSim:
                 c_ = ceil(nxt - now - 1e-9)                    # cycles(): whole cycles, rounded up
                 free = now + (c_ if c_ > 0 else 0)
                 for s_old in release:
-                    empty[s_old].arrive(at=free + remote)
+                    empty[s_old].arrive(1, free + remote)
                 free += inline
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
