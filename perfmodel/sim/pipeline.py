@@ -22,7 +22,7 @@ from collections import deque
 
 import simpy
 
-from .components import DeadlockError, MBarrier, Recorder, Server, SharedServer, cycles
+from .components import TX_COUNT_MAX, DeadlockError, MBarrier, Recorder, Server, SharedServer, Wakeup, cycles
 from .params import HBM_QUEUE_MAX_UTILIZATION, SimParams
 from .trace import FirstTile, SimTrace
 
@@ -170,6 +170,7 @@ class SmSim:
         l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
         l2_first = p.first_tile_l2_reserve_bytes      # the first tile's stages (in step with the grid)
         resume, ceil, tma_rate, stalls_append = self._resume_producer, math.ceil, tma.rate, self._stalls.append
+        env, fast_tx = self.env, 0 < tx <= TX_COUNT_MAX
         for it in range(self.n_tiles * k_iters):
             s = it % S
             bar = empty[s]
@@ -212,7 +213,22 @@ class SmSim:
                 rec.span("TMA producer", f"issue t{tile} k{k}", start + wait, t_req, "tma_issue")
                 rec.span(f"stage {s} load", f"t{tile} k{k}", t_req, land, "tma_load")
             c = ceil(land - start - 1e-9)                    # cycles(): whole cycles, rounded up
-            full_bars[s].post_tx(tx, start + (c if c > 0 else 0))
+            at = start + (c if c > 0 else 0)
+            b = full_bars[s]
+            if fast_tx and b.tx == 0:
+                # b.post_tx(tx, at), inlined (MBarrier.post_tx's common path: keep the two in step)
+                pend = b.pending - 1
+                if pend < 0:
+                    raise DeadlockError(f"{b.name}: more arrivals than the count {b.count}")
+                b.pending = pend
+                now = env.now
+                t_land = at if at > now else now
+                if t_land > b.latest:
+                    b.latest = t_land
+                if pend == 0:
+                    b._complete()
+            else:
+                b.post_tx(tx, at)
             c = ceil(t_req - start - 1e-9)
             free = start + (c if c > 0 else 0)
             if it == last_first:
@@ -251,11 +267,24 @@ class SmSim:
                     done = bar.done_at
                     now = done if done > free else free
                 else:
-                    ev = bar.wait(parity, free)
+                    # bar.wait(parity, free), inlined (MBarrier.wait: keep the two in step)
+                    now = env.now
+                    if (bar.phase & 1) == parity:                # some arrivals still to come
+                        ev = Wakeup(env)
+                        bar.waiters.append((ev, free))
+                    else:
+                        done = bar.done_at
+                        if done <= now and free <= now:
+                            ev = None
+                        elif done > free:
+                            ev = Wakeup(env)
+                            ev.at(done - now)
+                        else:
+                            ev = env.timeout(free - now)
                     if ev is not None:
                         self.events += 1
                         yield ev
-                    now = env.now
+                        now = env.now
                 waited = (self._waited(row, bar, free, now, "wait_full") if keep else now - free) if now > free else 0
                 t0 = now + wait
                 # _mma, inlined (the hottest call of a multi-consumer run): reserve the tensor core for the batch
@@ -279,18 +308,27 @@ class SmSim:
                 pending.append((s, done))
                 if marks is None or (tile, k) in marks:
                     self._mark(tile, k, now)
-                nxt, release = t0 + issue, ()
-                if len(pending) > depth:
-                    release = []
-                    while len(pending) > depth:
-                        s_old, d_old = pending.popleft()
-                        if d_old > nxt:
-                            nxt = d_old
-                        release.append(s_old)
+                nxt = t0 + issue
+                if len(pending) > depth:                       # one batch a stage: at most one leaves
+                    s_old, d_old = pending.popleft()
+                    if d_old > nxt:
+                        nxt = d_old
+                else:
+                    s_old = -1
                 c_ = ceil(nxt - now - 1e-9)                    # cycles(): whole cycles, rounded up
                 free = now + (c_ if c_ > 0 else 0)
-                for s_old in release:
-                    empty[s_old].arrive(1, free + remote)
+                if s_old >= 0:
+                    # empty[s_old].arrive(at=free + remote), inlined (MBarrier.arrive: keep the two in step)
+                    b = empty[s_old]
+                    pend = b.pending - 1
+                    if pend < 0:
+                        raise DeadlockError(f"{b.name}: more arrivals than the count {b.count}")
+                    b.pending = pend
+                    t_rel = free + remote
+                    if t_rel > b.latest:
+                        b.latest = t_rel
+                    if pend == 0 and b.tx == 0:
+                        b._complete()
                 free += inline
                 it += 1
             if pending:                                   # wait_group 0 before touching accumulators
@@ -384,10 +422,10 @@ class SmSim:
     def _run_guarded(self, limit_cycles: float) -> str:
         """Step until no event is left (done, or a protocol deadlock), with a time and event budget."""
         step, peek = self.env.step, self.env.peek
-        budget = self.event_budget
+        budget, inf = self.event_budget, math.inf
         while True:
             t = peek()
-            if t == float("inf"):
+            if t == inf:
                 return "" if self.end <= limit_cycles else self._guard_message(limit_cycles)
             if t > limit_cycles or budget <= 0:
                 return self._guard_message(limit_cycles)
