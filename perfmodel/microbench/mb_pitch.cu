@@ -21,7 +21,13 @@
 //    k-block `lag` behind; at which lag do the lagging reads miss, at which pitch? Records "lag_pitch".
 //  - slice probe (--slice-probe, the same session): one line a launch, under ncu's per-slice counts: which L2 slice
 //    serves which address.
-// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine] | --slice-probe]
+//  - L2 latency map (--l2-latency-map, the same session): which L2 partition holds which address, by latency. One
+//    thread on one chosen SM times chains of dependent loads (ld.global.cg) and of dependent atomics (atom.add 0, done
+//    where the line lives) on each line of an L2-resident 16 MiB buffer: every line of its first 2 MiB (one page, so
+//    bits 7..20 of the offset are the physical address's) and the first 512 lines of each other page, from ten SMs;
+//    and the first 512 lines from every SM (which SMs sit by which partition). Records "l2_latency_map".
+// Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine] | --slice-probe |
+//                  --l2-latency-map]
 //   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
@@ -199,6 +205,88 @@ __global__ void slice_probe_kernel(const uint8_t* __restrict__ line, int reps, u
   uint32_t x = 0;
   const uint8_t* a = line + (threadIdx.x % 8) * 16;
   for (int i = 0; i < reps; ++i) x ^= ldcg(a).x + (uint32_t)i;
+  if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+// l2_latency_kernel (--l2-latency-map): on the SM whose %smid is `target` (one block per SM, held there by its shared
+// memory; every other block leaves at once), one thread times each of n lines (line indices into buf, whose words are
+// all 0, so every loaded value is the next offset: each load waits for the one before and none can merge): one load
+// (the SM's first touch since the warm-up), then kReps chains of kChain dependent ld.global.cg (L2, not L1) and kReps
+// chains of kChain dependent atom.global.add 0 (performed at the line's home slice). The clock is read after a shared
+// store of the chain's last value, which waits for it. out: 5 floats a line (first, load min, load median, atomic
+// min, atomic median; cycles a link, the timing's own overhead included); info: found, the overhead (the least of 8
+// empty timings), and clock64 / %globaltimer at the start and the end (the SM clock).
+static const int kChain = 8, kReps = 3;
+
+__device__ __forceinline__ uint32_t ldcg_u32(const uint8_t* p) {
+  uint32_t v;
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ uint32_t atom_add0(uint8_t* p) {
+  uint32_t v;
+  asm volatile("atom.global.add.u32 %0, [%1], 0;" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ float med3(float a, float b, float c) { return fmaxf(fminf(a, b), fminf(fmaxf(a, b), c)); }
+
+__global__ void __launch_bounds__(32) l2_latency_kernel(uint8_t* buf, const uint32_t* lines, int n, int target,
+                                                        float* out, unsigned long long* info) {
+  uint32_t sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  if (sm != (uint32_t)target || threadIdx.x != 0) return;
+  if (atomicCAS(reinterpret_cast<unsigned long long*>(info), 0ull, 1ull) != 0ull) return;   // one block measures
+  __shared__ volatile uint32_t dep;   // a store of a value waits for it: the clock read after it waits too
+  info[2] = clk();
+  info[3] = gtimer_ns();
+  long long over = 1ll << 40;
+  for (int k = 0; k < 8; ++k) {
+    const long long t0 = clk();
+    dep = (uint32_t)k;
+    over = min(over, clk() - t0);
+  }
+  info[1] = (unsigned long long)over;
+  for (int i = 0; i < n; ++i) {
+    uint8_t* line = buf + (size_t)lines[i] * 128;
+    dep = (uint32_t)(size_t)line;   // the line's address is known before the clock starts
+    long long t0 = clk();
+    uint32_t v = ldcg_u32(line);
+    dep = v;
+    const float first = (float)(clk() - t0);
+    float ld[kReps], at[kReps];
+    for (int r = 0; r < kReps; ++r) {
+      t0 = clk();
+#pragma unroll
+      for (int k = 0; k < kChain; ++k) v = ldcg_u32(line + v);
+      dep = v;
+      ld[r] = (float)(clk() - t0) / kChain;
+    }
+    for (int r = 0; r < kReps; ++r) {
+      t0 = clk();
+#pragma unroll
+      for (int k = 0; k < kChain; ++k) v = atom_add0(line + v);
+      dep = v;
+      at[r] = (float)(clk() - t0) / kChain;
+    }
+    float* o = out + 5 * (size_t)i;
+    o[0] = first;
+    o[1] = fminf(ld[0], fminf(ld[1], ld[2]));
+    o[2] = med3(ld[0], ld[1], ld[2]);
+    o[3] = fminf(at[0], fminf(at[1], at[2]));
+    o[4] = med3(at[0], at[1], at[2]);
+  }
+  info[4] = clk();
+  info[5] = gtimer_ns();
+}
+
+// Every line of the buffer read twice (ld.global.cg) by every SM: L2-resident before each measurement.
+__global__ void l2_warm_kernel(const uint8_t* buf, size_t bytes, uint32_t* sink) {
+  uint32_t x = 0;
+  const size_t step = (size_t)gridDim.x * blockDim.x * 16;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 16; i < bytes; i += step) x ^= ldcg(buf + i).x;
   if (x == 0x9e3779b9u) sink[0] = x;
 }
 
@@ -482,8 +570,88 @@ static void bench_slice_probe(Ctx& ctx) {
   CK(cudaFree(sink));
 }
 
+// --l2-latency-map (the twenty-ninth session: the H100's bad row pitches follow the address mapping of the lines in
+// flight; the ncu slice probe gave no per-slice counts): l2_latency_kernel over a 16 MiB buffer (zeroed, its base on a
+// 2 MiB boundary), warmed before every launch. "main": from each of ten SMs (smid 0, 1, 16, 30, 50, 66, 80, 100, 115,
+// 131, those below the SM count), every line of the first 2 MiB page and the first 512 lines of each of the 7 other
+// pages; "survey": from every smid below the SM count + 12 (one past the ids in use finds no block), the first 512
+// lines. One record a launch "l2_latency_info" (sm, found, the SM clock, the timing overhead) and records
+// "l2_latency_map" of up to 256 lines each (sm, set, the lines' byte offsets, and the cycles a link: first, ld_min,
+// ld_med, atom_min, atom_med).
+static void bench_l2_latency_map(int sms) {
+  const size_t page = (size_t)2 << 20, bytes = (size_t)16 << 20;
+  uint8_t* raw;
+  CK(cudaMalloc(&raw, bytes + page));
+  uint8_t* buf = raw + ((page - (size_t)(uintptr_t)raw % page) % page);
+  CK(cudaMemset(buf, 0, bytes));
+  uint32_t* sink;
+  CK(cudaMalloc(&sink, 4));
+  std::vector<uint32_t> main_set, survey;
+  const uint32_t page_lines = (uint32_t)(page / 128);
+  for (uint32_t l = 0; l < page_lines; ++l) main_set.push_back(l);
+  for (uint32_t pg = 1; pg < bytes / page; ++pg)
+    for (uint32_t l = 0; l < 512; ++l) main_set.push_back(pg * page_lines + l);
+  for (uint32_t l = 0; l < 512; ++l) survey.push_back(l);
+  if (g_quick) main_set.resize(2048);
+  uint32_t* d_lines;
+  float* d_out;
+  unsigned long long* d_info;
+  CK(cudaMalloc(&d_lines, main_set.size() * 4));
+  CK(cudaMalloc(&d_out, main_set.size() * 5 * sizeof(float)));
+  CK(cudaMalloc(&d_info, 6 * sizeof(unsigned long long)));
+  const int smem = 120 * 1024;   // over half an SM's shared memory: one block on every SM
+  CK(cudaFuncSetAttribute((const void*)l2_latency_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  Rec("l2_latency_buffer").num("bytes", (double)bytes).num("base_mod_2mib", (double)((uintptr_t)buf % page))
+      .num("chain", kChain).num("reps", kReps).num("main_lines", (double)main_set.size())
+      .num("survey_lines", (double)survey.size()).emit();
+  auto run = [&](const char* set, const std::vector<uint32_t>& lines, int sm) {
+    const int n = (int)lines.size();
+    CK(cudaMemcpy(d_lines, lines.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemset(d_info, 0, 6 * sizeof(unsigned long long)));
+    l2_warm_kernel<<<sms * 4, 512>>>(buf, bytes, sink);
+    l2_latency_kernel<<<sms, 32, smem>>>(buf, d_lines, n, sm, d_out, d_info);
+    CK_LAUNCH();
+    unsigned long long info[6];
+    CK(cudaMemcpy(info, d_info, sizeof info, cudaMemcpyDeviceToHost));
+    const double ns = (double)(info[5] - info[3]);
+    Rec("l2_latency_info").str("set", set).num("sm", sm).num("found", (double)info[0])
+        .num("overhead_cycles", (double)info[1])
+        .num("sm_clock_hz", info[0] && ns > 0 ? (double)(info[4] - info[2]) / ns * 1e9 : 0).num("lines", n).emit();
+    if (!info[0]) return;
+    std::vector<float> h((size_t)n * 5);
+    CK(cudaMemcpy(h.data(), d_out, h.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const char* names[5] = {"first", "ld_min", "ld_med", "atom_min", "atom_med"};
+    for (int c0 = 0; c0 < n; c0 += 256) {
+      const int c1 = std::min(n, c0 + 256);
+      Rec r("l2_latency_map");
+      r.str("set", set).num("sm", sm);
+      r.s += ", \"offsets\": [";
+      for (int i = c0; i < c1; ++i) r.s += (i > c0 ? ", " : "") + std::to_string((uint64_t)lines[i] * 128);
+      r.s += "]";
+      for (int f = 0; f < 5; ++f) {
+        r.s += std::string(", \"") + names[f] + "\": [";
+        for (int i = c0; i < c1; ++i) {
+          char b[32];
+          snprintf(b, sizeof b, "%s%.1f", i > c0 ? ", " : "", h[(size_t)i * 5 + f]);
+          r.s += b;
+        }
+        r.s += "]";
+      }
+      r.emit();
+    }
+  };
+  for (int sm : {0, 1, 16, 30, 50, 66, 80, 100, 115, 131})
+    if (sm < sms) run("main", main_set, sm);
+  for (int sm = 0; sm < sms + 12; ++sm) run("survey", survey, sm);
+  CK(cudaFree(raw));
+  CK(cudaFree(sink));
+  CK(cudaFree(d_lines));
+  CK(cudaFree(d_out));
+  CK(cudaFree(d_info));
+}
+
 int main(int argc, char** argv) {
-  bool profile = false, window = false, fine = false, ncu = false, lag = false, slice = false;
+  bool profile = false, window = false, fine = false, ncu = false, lag = false, slice = false, l2map = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
@@ -492,10 +660,15 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--ncu")) ncu = true;
     else if (!strcmp(argv[i], "--lag")) lag = true;
     else if (!strcmp(argv[i], "--slice-probe")) slice = true;
+    else if (!strcmp(argv[i], "--l2-latency-map")) l2map = true;
     else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | "
-             "--lag [--ncu | --fine] | --slice-probe])", argv[i]);
+             "--lag [--ncu | --fine] | --slice-probe | --l2-latency-map])", argv[i]);
   }
   emit_device_record();
+  if (l2map) {
+    bench_l2_latency_map(sm_count());
+    return 0;
+  }
   Ctx ctx;
   ctx.sms = sm_count();
   const size_t small_bytes = kSmallRows * kMaxPitch, big_bytes = kBigRows * kMaxPitch;

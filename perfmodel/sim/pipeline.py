@@ -114,7 +114,8 @@ class SmSim:
 
     def _epi_busy(self) -> float:
         """The store path's busy cycles (shared side by side: a chain's, each carrying an equal share)."""
-        return sum(e.busy for e in self.epis) / len(self.epis)
+        epis = self.epis
+        return epis[0].busy if len(epis) == 1 else sum(e.busy for e in epis) / len(epis)   # one: sum([x]) / 1 == x
 
     def _store(self, tile: int, t: int, nbytes: float, worker: int = 0) -> int:
         """Epilogue store of ``worker`` from cycle t; returns the cycle it is done."""
