@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import lzma
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,11 +61,11 @@ def _name(p: Path) -> str:
 
 def read_text(path: Path) -> str:
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rt") as f:
+        if path.suffix in (".gz", ".xz"):
+            with (gzip if path.suffix == ".gz" else lzma).open(path, "rt") as f:
                 return f.read()
         return path.read_text()
-    except (OSError, EOFError, UnicodeDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError, lzma.LZMAError) as e:
         raise PerfmodelError(f"{_name(path)}: unreadable ({e})") from None
 
 
@@ -438,13 +439,17 @@ def report(path: Path, metric: str, gap: float, min_agreement: float, box_rows: 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=DATA, help="folder holding l2_latency_map.jsonl.gz, or the file")
+    ap.add_argument("--data", type=Path, default=DATA,
+                    help="folder holding l2_latency_map.jsonl.xz, or the file (.xz, .gz or plain)")
     ap.add_argument("--metric", default="auto", choices=("auto",) + METRICS)
     ap.add_argument("--gap", type=float, default=3.0, help="cycles between clusters (default 3)")
     ap.add_argument("--min-agreement", type=float, default=0.99, help="a clean hash's agreement (default 0.99)")
     ap.add_argument("--box-rows", type=int, default=128, choices=(64, 128, 256))
     args = ap.parse_args()
-    path = args.data / "l2_latency_map.jsonl.gz" if args.data.is_dir() else args.data
+    path = args.data
+    if path.is_dir():   # the committed map is xz (the tracked tree's size); a fresh run's is gzip
+        path = next((p for p in (path / "l2_latency_map.jsonl.xz", path / "l2_latency_map.jsonl.gz") if p.exists()),
+                    path / "l2_latency_map.jsonl.xz")
     try:
         return report(path, args.metric, args.gap, args.min_agreement, args.box_rows)
     except PerfmodelError as e:

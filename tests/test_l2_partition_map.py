@@ -128,7 +128,7 @@ def test_constant_runs():
 
 
 def test_the_committed_map_is_the_xor_of_bits_12_13_16_17_19():
-    _, main, survey, _ = lpm.load_map(ROOT / "data/microbench/l2_latency_map_h100/l2_latency_map.jsonl.gz")
+    _, main, survey, _ = lpm.load_map(ROOT / "data/microbench/l2_latency_map_h100/l2_latency_map.jsonl.xz")
     assert len(main) == 10 and len(survey) == 132
     p = main[0]
     page = p.offsets < (1 << lpm.PAGE_BITS)
