@@ -71,6 +71,12 @@ class SmSim:
         self.occ = p.instr_cycles
         self.snapshots: dict = {}
         self.marks = marks               # (tile, k) keys to snapshot; None: all
+        # the same by tile, {tile: k-blocks} (a per-stage test of an int, not of a (tile, k) tuple); None: all
+        self.mark_ks: dict | None = None
+        if marks is not None:
+            self.mark_ks = {}
+            for t, k in marks:
+                self.mark_ks.setdefault(t, set()).add(k)
         self.done_workers = 0
         self.end = 0.0
         self.events = 0
@@ -248,7 +254,7 @@ class SmSim:
     def wgmma_consumer(self, c: int):
         """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
-        row, full_bars, empty, marks = f"MMA wg{c}", self.full, self.empty, self.marks
+        row, full_bars, empty, mark_ks = f"MMA wg{c}", self.full, self.empty, self.mark_ks
         ahead = self.run_ahead and p.issuers == 1
         issue, depth = n * p.issue_overhead_cycles, p.wait_depth
         remote = cycles(p.release_delay_cycles)    # the peers' releases of a multicast stage, over the cluster
@@ -260,6 +266,7 @@ class SmSim:
         batch, batch_math, batch_smem = n * occ, n * p.instr_math_cycles, n * p.instr_smem_cycles
         lead, last = (n - 1) * occ, (occ if occ > p.mma_latency_floor else p.mma_latency_floor)   # done, as _mma
         for tile in range(self.n_tiles):
+            marks = None if mark_ks is None else mark_ks.get(tile, ())   # this tile's k-blocks to snapshot
             pending: deque = deque()
             for k in range(self.k_iters):
                 s = it % S
@@ -307,7 +314,7 @@ class SmSim:
                 if first.mma_left and first.last_mma(tile):
                     first.mma = (self.math_busy, self.smem_busy, rec.stall_full, rec.stall_epilogue)
                 pending.append((s, done))
-                if marks is None or (tile, k) in marks:
+                if marks is None or k in marks:
                     self._mark(tile, k, now)
                 nxt = t0 + issue
                 if len(pending) > depth:                       # one batch a stage: at most one leaves
@@ -361,9 +368,10 @@ class SmSim:
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
         row, it, nacc, free = "MMA (tcgen05)", 0, max(p.acc_buffers, 1), 0
         full_bars, empty, issue, last = self.full, self.empty, n * p.issue_overhead_cycles, self.k_iters - 1
-        marks, env, mma, wait, ceil = self.marks, self.env, self._mma, p.wait_cycles, math.ceil
+        mark_ks, env, mma, wait, ceil = self.mark_ks, self.env, self._mma, p.wait_cycles, math.ceil
         ahead = self.run_ahead
         for tile in range(self.n_tiles):
+            marks = None if mark_ks is None else mark_ks.get(tile, ())   # this tile's k-blocks to snapshot
             b = tile % nacc
             now = self._ready(self.acc_empty[b], ((tile // nacc) & 1) ^ 1, free)
             if isinstance(now, simpy.Event):
@@ -389,7 +397,7 @@ class SmSim:
                 empty[s].arrive(at=commit)                    # tcgen05.commit -> empty[s]
                 if k == last:
                     self.acc_full[b].arrive(at=commit)        # tcgen05.commit -> acc_full[b]
-                if marks is None or (tile, k) in marks:
+                if marks is None or k in marks:
                     self._mark(tile, k, now)
                 c_ = ceil(t0 + issue - now - 1e-9)
                 free = now + (c_ if c_ > 0 else 0)
