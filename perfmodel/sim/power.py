@@ -144,19 +144,24 @@ def hbm_share(act: Activity, f: float, hw: HardwareSpec) -> float:
     return a_hbm * min(act.hbm * f / at, hw.hbm.achievable_fraction) * hbm_rail_factor(f, hw)
 
 
-def power_terms(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> dict[str, float]:
+def power_terms(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec,
+                weight: float | None = None) -> dict[str, float]:
     """The board power at clock f relative to the cap, term by term (static, tensor, l2, hbm), averaged over launches
-    and the idle time between them: the SM-clock rail's terms scale as (f / f_s)^gamma, HBM's with its bytes/s."""
+    and the idle time between them: the SM-clock rail's terms scale as (f / f_s)^gamma, HBM's with its bytes/s.
+    ``weight``: tensor_power_weight of (problem, act), where the caller has it (it does not depend on f)."""
     c = hw.clock
     busy = busy_fraction(act, f, hw)
     scale = (f / c.sustained_tensor_hz) ** c.power_exponent
-    static, tensor, l2 = _rail_terms(act, tensor_power_weight(problem, hw, act.streamed, act.operand_fill), hw, busy)
+    if weight is None:
+        weight = tensor_power_weight(problem, hw, act.streamed, act.operand_fill)
+    static, tensor, l2 = _rail_terms(act, weight, hw, busy)
     return {"static": scale * static, "tensor": scale * tensor, "l2": scale * l2, "hbm": busy * hbm_share(act, f, hw)}
 
 
-def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec) -> float:
-    """Board power at clock f relative to the cap, averaged over launches and the idle time between them."""
-    return sum(power_terms(act, f, problem, hw).values())
+def board_power(act: Activity, f: float, problem: GemmProblem, hw: HardwareSpec, weight: float | None = None) -> float:
+    """Board power at clock f relative to the cap, averaged over launches and the idle time between them (``weight``:
+    as power_terms)."""
+    return sum(power_terms(act, f, problem, hw, weight).values())
 
 
 def below_tensor_ceiling(clock_hz: float, hw: HardwareSpec) -> bool:
@@ -192,23 +197,24 @@ def _clock_at_cap(act: Activity, problem: GemmProblem, hw: HardwareSpec, cap: fl
     """The clock at which ``board_power`` equals ``cap`` (bisection; closed form without HBM or idle time)."""
     c = hw.clock
     lo, hi = MIN_CLOCK_FRACTION * c.sustained_tensor_hz, hw.tensor_max_clock_hz
-    if board_power(act, hi, problem, hw) <= cap:
+    w = tensor_power_weight(problem, hw, act.streamed, act.operand_fill)     # the same at every clock
+    if board_power(act, hi, problem, hw, w) <= cap:
         return hi
-    if board_power(act, lo, problem, hw) >= cap:
+    if board_power(act, lo, problem, hw, w) >= cap:
         return lo
     if hbm_share(act, hi, hw) == 0.0 and busy_fraction(act, hi, hw) == 1.0:   # closed form: no HBM, no idle
-        rel = relative_power(act, tensor_power_weight(problem, hw, act.streamed, act.operand_fill), hw) / cap
+        rel = relative_power(act, w, hw) / cap
         return min(max(c.sustained_tensor_hz * rel ** (-1.0 / c.power_exponent), lo), hi)
     # P rises with f: regula falsi with the Illinois step (the stale end's residual halved), which converges
     # superlinearly on this smooth, monotone curve, to 1e-10 of the clock (40 bisection steps gave ~1e-12 of the
     # interval at five times the power evaluations)
-    g_lo, g_hi = board_power(act, lo, problem, hw) - cap, board_power(act, hi, problem, hw) - cap
+    g_lo, g_hi = board_power(act, lo, problem, hw, w) - cap, board_power(act, hi, problem, hw, w) - cap
     side = 0
     for _ in range(60):
         mid = hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi != g_lo else 0.5 * (lo + hi)
         if not lo < mid < hi:
             mid = 0.5 * (lo + hi)
-        g = board_power(act, mid, problem, hw) - cap
+        g = board_power(act, mid, problem, hw, w) - cap
         if g > 0:
             hi, g_hi = mid, g
             if side == 1:
