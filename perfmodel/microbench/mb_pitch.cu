@@ -26,10 +26,18 @@
 //    where the line lives) on each line of an L2-resident 16 MiB buffer: every line of its first 2 MiB (one page, so
 //    bits 7..20 of the offset are the physical address's) and the first 512 lines of each other page, from ten SMs;
 //    and the first 512 lines from every SM (which SMs sit by which partition). Records "l2_latency_map".
+//  - L2 slice map (--l2-slice-map, the same session): which lines share an L2 slice, by contention. Atomics are done
+//    at the line's home slice; warps on every SM hammer a few lines with red.global.add, and a launch takes up to twice
+//    as long when two of its lines share a slice. Pairs (a reference, every line of a 2 MiB page), classes of a
+//    sample, then every line of the page against chunks of the classes' references (a binary code of its class).
+//    Records "l2_slice_*".
 // Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine] | --slice-probe |
-//                  --l2-latency-map]
+//                  --l2-latency-map | --l2-slice-map]
 //   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
+
+#include <chrono>
+#include <cmath>
 
 static bool g_quick = false;
 
@@ -288,6 +296,22 @@ __global__ void l2_warm_kernel(const uint8_t* buf, size_t bytes, uint32_t* sink)
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 16; i < bytes; i += step) x ^= ldcg(buf + i).x;
   if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+// l2_hammer_kernel (--l2-slice-map): atomic traffic on n lines of buf, to find the lines that share an L2 slice by its
+// throughput. Warp w of the grid (w < n x per_line, per_line = the grid's warps / n) works on line lines[w mod n]: its
+// lanes 0..words-1 each perform `iters` red.global.add.u32 1 on one word of that line, back to back (one request a
+// warp and iteration; no return value, so a warp keeps many in flight). Atomics are done at the line's home slice
+// (see l2_latency_kernel): two lines on one slice give it twice the requests of a slice holding one, and the launch
+// takes up to twice as long. The warps of a line rotate through its 32 words (lane + rank x words).
+__global__ void __launch_bounds__(512) l2_hammer_kernel(uint32_t* buf, const uint32_t* lines, int n, int words,
+                                                        int iters) {
+  const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  const uint32_t per_line = gridDim.x * blockDim.x / 32 / n;
+  if (w >= per_line * n || lane >= (uint32_t)words) return;
+  uint32_t* p = buf + (size_t)lines[w % n] * 32 + ((lane + w / n * words) & 31);
+#pragma unroll 8
+  for (int i = 0; i < iters; ++i) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
 }
 
 // ---------------------------------------------------------------- host
@@ -570,6 +594,26 @@ static void bench_slice_probe(Ctx& ctx) {
   CK(cudaFree(sink));
 }
 
+// A device buffer of `bytes` whose base lies on a 2 MiB boundary (within one such page the virtual offset's bits 0..20
+// are the physical address's); *raw is what to cudaFree.
+static const size_t kPage = (size_t)2 << 20;
+static uint8_t* alloc_page_aligned(size_t bytes, uint8_t** raw) {
+  CK(cudaMalloc(raw, bytes + kPage));
+  return *raw + ((kPage - (size_t)(uintptr_t)*raw % kPage) % kPage);
+}
+
+// Appends "key": [v(0), v(1), ..., v(n - 1)] to a record, each value printed by fmt (a format for one double).
+template <class F>
+static void put_array(Rec& r, const char* key, size_t n, const char* fmt, F v) {
+  r.s += std::string(", \"") + key + "\": [";
+  for (size_t i = 0; i < n; ++i) {
+    char b[48];
+    snprintf(b, sizeof b, fmt, (double)v(i));
+    r.s += (i ? ", " : "") + std::string(b);
+  }
+  r.s += "]";
+}
+
 // --l2-latency-map (the twenty-ninth session: the H100's bad row pitches follow the address mapping of the lines in
 // flight; the ncu slice probe gave no per-slice counts): l2_latency_kernel over a 16 MiB buffer (zeroed, its base on a
 // 2 MiB boundary), warmed before every launch. "main": from each of ten SMs (smid 0, 1, 16, 30, 50, 66, 80, 100, 115,
@@ -579,10 +623,9 @@ static void bench_slice_probe(Ctx& ctx) {
 // "l2_latency_map" of up to 256 lines each (sm, set, the lines' byte offsets, and the cycles a link: first, ld_min,
 // ld_med, atom_min, atom_med).
 static void bench_l2_latency_map(int sms) {
-  const size_t page = (size_t)2 << 20, bytes = (size_t)16 << 20;
+  const size_t page = kPage, bytes = (size_t)16 << 20;
   uint8_t* raw;
-  CK(cudaMalloc(&raw, bytes + page));
-  uint8_t* buf = raw + ((page - (size_t)(uintptr_t)raw % page) % page);
+  uint8_t* buf = alloc_page_aligned(bytes, &raw);
   CK(cudaMemset(buf, 0, bytes));
   uint32_t* sink;
   CK(cudaMalloc(&sink, 4));
@@ -625,18 +668,9 @@ static void bench_l2_latency_map(int sms) {
       const int c1 = std::min(n, c0 + 256);
       Rec r("l2_latency_map");
       r.str("set", set).num("sm", sm);
-      r.s += ", \"offsets\": [";
-      for (int i = c0; i < c1; ++i) r.s += (i > c0 ? ", " : "") + std::to_string((uint64_t)lines[i] * 128);
-      r.s += "]";
-      for (int f = 0; f < 5; ++f) {
-        r.s += std::string(", \"") + names[f] + "\": [";
-        for (int i = c0; i < c1; ++i) {
-          char b[32];
-          snprintf(b, sizeof b, "%s%.1f", i > c0 ? ", " : "", h[(size_t)i * 5 + f]);
-          r.s += b;
-        }
-        r.s += "]";
-      }
+      put_array(r, "offsets", c1 - c0, "%.0f", [&](size_t i) { return (double)lines[c0 + i] * 128; });
+      for (int f = 0; f < 5; ++f)
+        put_array(r, names[f], c1 - c0, "%.1f", [&](size_t i) { return (double)h[(c0 + i) * 5 + f]; });
       r.emit();
     }
   };
@@ -650,8 +684,383 @@ static void bench_l2_latency_map(int sms) {
   CK(cudaFree(d_info));
 }
 
+// --l2-slice-map (the twenty-ninth session: the home L2 partition, the parity of address bits 12, 13, 16, 17, 19, is
+// balanced at every box-pitch-table pitch; which lines share a slice?): l2_hammer_kernel on lines of one 2 MiB page
+// (zeroed, warmed; line indices 0..16383 below, every launch one CTA of 16 warps on every SM), each launch timed by
+// events around it, in batches. A time is scaled to q requests a line (`us`: the event microseconds x q / the
+// requests each line got; whole microseconds in phases 2, 3 and 5). Phases, each with its records:
+//  1. "l2_slice_cal": requests of 1, 8 or 32 words (each variant at q = 65536): a reference R (lines 0 and 34) alone,
+//     then with R ^ d (d = 0..31: R itself and its aligned 4 KB; and d = 2^5..2^13) and 24 scattered lines, 3 times;
+//     "l2_slice_cal_split": Otsu's split of the pairs' times (logs). The variant whose slow class (two pairs at least)
+//     stands furthest above the fast one is kept, q is set so that a fast pair takes about 80 us, and the calibration
+//     is repeated once at it. "l2_slice_setup": the choice, the pair times of another slice (t_other, the fast
+//     class), of one slice (t_same, the slow class), of the same line, of R alone, and the cut between the classes.
+//  2. "l2_slice_pair": for 8 references (lines 0, 2, 10001, 15000 in one partition, 34, 296, 48, 40 in the other),
+//     the pair (R, X) for every line X of the page, once (records of 1024 consecutive lines X).
+//  3. "l2_slice_greedy": classes of a sample (one scattered line in each aligned 16 lines: 1024). The first line not
+//     yet in a class is a new class's reference; every line not yet in a class is timed with it; those over the cut
+//     join the class.
+//  4. "l2_slice_load": the first m classes' references together (m = 1, 2, 4, ... and all, 3 times): how many lines of
+//     distinct slices the chip hammers at the rate of one. chunk: the most lines whose time stays under the quarter
+//     point t_other x (cut / t_other)^0.5, less one for X.
+//  5. "l2_slice_group_plan", "l2_slice_group": every line X of the page with chunks of references (slots). Class k
+//     has the code (37 k + 11) mod 128; for each code bit b, the references whose bit is 1 (side 1) and those whose
+//     bit is 0 (side 0), in chunks. X's slot is slow where it holds X's class, so X's code is read off the slots (the
+//     program's own decode: "l2_slice_group_summary"). With a chunk of 1, a slot for each reference (bit -1).
+// Phases stop at a deadline 150 s after the start (records say how far they got).
+static std::chrono::steady_clock::time_point g_deadline;
+static bool past_deadline() { return std::chrono::steady_clock::now() > g_deadline; }
+
+static uint32_t mix32(uint32_t x) {   // host twin of hash32
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+  return x;
+}
+
+struct SliceHammer {
+  uint32_t* buf;
+  int sms, words = 32;
+  double q = 65536;                     // requests a line each time is scaled to
+  uint32_t* d_lines = nullptr;
+  size_t cap = 0;
+  std::vector<cudaEvent_t> ev;
+  static const int kBatch = 512;
+  static const int kSmem = 120 * 1024;  // one block on every SM
+  SliceHammer(uint32_t* b, int s) : buf(b), sms(s), ev(kBatch + 1) {
+    for (auto& e : ev) CK(cudaEventCreate(&e));
+    CK(cudaFuncSetAttribute((const void*)l2_hammer_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  }
+  ~SliceHammer() {
+    for (auto& e : ev) cudaEventDestroy(e);
+    cudaFree(d_lines);
+  }
+  // Microseconds of each launch (one a set of lines), scaled to q requests a line.
+  std::vector<double> time_us(const std::vector<std::vector<uint32_t>>& sets) {
+    std::vector<double> out;
+    const int warps = sms * 16;
+    for (size_t b0 = 0; b0 < sets.size(); b0 += kBatch) {
+      const size_t b1 = std::min(sets.size(), b0 + kBatch);
+      std::vector<uint32_t> flat;
+      std::vector<size_t> at;
+      for (size_t i = b0; i < b1; ++i) {
+        if (sets[i].empty() || (int)sets[i].size() > warps) die("l2-slice-map: a launch of %zu lines", sets[i].size());
+        at.push_back(flat.size());
+        flat.insert(flat.end(), sets[i].begin(), sets[i].end());
+      }
+      if (flat.size() > cap) {
+        CK(cudaFree(d_lines));
+        cap = flat.size() * 2;
+        CK(cudaMalloc(&d_lines, cap * 4));
+      }
+      CK(cudaMemcpy(d_lines, flat.data(), flat.size() * 4, cudaMemcpyHostToDevice));
+      std::vector<double> reqs;
+      CK(cudaEventRecord(ev[0]));
+      for (size_t i = b0; i < b1; ++i) {
+        const int n = (int)sets[i].size(), per_line = warps / n;
+        const int iters = std::max(1, (int)std::lround(q / per_line));
+        l2_hammer_kernel<<<sms, 512, kSmem>>>(buf, d_lines + at[i - b0], n, words, iters);
+        CK(cudaEventRecord(ev[i - b0 + 1]));
+        reqs.push_back((double)per_line * iters);
+      }
+      CK(cudaGetLastError());
+      CK(cudaEventSynchronize(ev[b1 - b0]));
+      for (size_t i = 0; i < b1 - b0; ++i) {
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+        out.push_back(ms * 1e3 * q / reqs[i]);
+      }
+    }
+    return out;
+  }
+};
+
+// Otsu's two-class split of the logs of positive times: the cut (geometric mean of the two values around it), the
+// classes' geometric means and the high class's count.
+struct TwoClass { double cut, lo, hi; int n_hi; };
+static TwoClass two_class(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  TwoClass best{v.empty() ? 0 : v.back() * 2, 1, 1, 0};
+  double best_between = -1, total = 0;
+  for (double x : v) total += std::log(x);
+  double lo_sum = 0;
+  for (size_t i = 1; i < n; ++i) {
+    lo_sum += std::log(v[i - 1]);
+    if (v[i] == v[i - 1]) continue;
+    const double m_lo = lo_sum / i, m_hi = (total - lo_sum) / (n - i);
+    const double between = (double)i * (n - i) * (m_hi - m_lo) * (m_hi - m_lo);
+    if (between > best_between) {
+      best_between = between;
+      best = {std::sqrt(v[i - 1] * v[i]), std::exp(m_lo), std::exp(m_hi), (int)(n - i)};
+    }
+  }
+  return best;
+}
+
+static double median_of(const std::vector<double>& v, size_t from, size_t step, size_t n) {
+  std::vector<double> x;
+  for (size_t i = 0; i < n; ++i) x.push_back(v[from + i * step]);
+  return median(x);
+}
+
+static void bench_l2_slice_map(int sms) {
+  g_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
+  const uint32_t page_lines = (uint32_t)(kPage / 128), n_lines = g_quick ? 1024 : page_lines;
+  uint8_t* raw;
+  uint8_t* buf = alloc_page_aligned(kPage, &raw);
+  CK(cudaMemset(buf, 0, kPage));
+  uint32_t* sink;
+  CK(cudaMalloc(&sink, 4));
+  l2_warm_kernel<<<sms * 4, 512>>>(buf, kPage, sink);
+  CK_LAUNCH();
+  SliceHammer h(reinterpret_cast<uint32_t*>(buf), sms);
+  Rec("l2_slice_buffer").num("bytes", (double)kPage).num("base_mod_2mib", (double)((uintptr_t)buf % kPage))
+      .num("ctas", sms).num("warps", sms * 16).num("lines", n_lines).emit();
+  auto offsets = [](const std::vector<uint32_t>& l) { return [&l](size_t i) { return (double)l[i] * 128; }; };
+
+  // 1. calibration: per variant, for refs 0 and 34: R alone, then (R, x) for the candidates, 3 rounds
+  const uint32_t cal_refs[2] = {0, 34};
+  std::vector<uint32_t> cand_d;
+  for (uint32_t d = 0; d < 32; ++d) cand_d.push_back(d);
+  for (int k = 5; k < 14; ++k) cand_d.push_back(1u << k);
+  auto cal_sets = [&](uint32_t r) {
+    std::vector<uint32_t> xs;
+    for (uint32_t d : cand_d) xs.push_back(r ^ d);
+    for (uint32_t j = 0; j < 24; ++j) xs.push_back(mix32(j * 7919u + r + 1u) % n_lines);
+    return xs;
+  };
+  // the split of all the pairs' times (the same line's among them): the slow class is the pairs sharing a slice
+  struct CalResult { int words; double q, t_single, t_same_line; TwoClass split; };
+  auto calibrate = [&](int reps, const char* stage) {
+    std::vector<std::vector<uint32_t>> sets;
+    std::vector<std::vector<uint32_t>> xs_of;
+    for (uint32_t r : cal_refs) {
+      xs_of.push_back(cal_sets(r));
+      sets.push_back({r});
+      for (uint32_t x : xs_of.back()) sets.push_back({r, x});
+    }
+    const size_t per_round = sets.size();
+    std::vector<std::vector<uint32_t>> all;
+    for (int k = 0; k < reps; ++k) all.insert(all.end(), sets.begin(), sets.end());
+    const std::vector<double> t = h.time_us(all);
+    std::vector<double> pairs, same_line, single;
+    size_t at = 0;
+    for (int ri = 0; ri < 2; ++ri) {
+      const std::vector<uint32_t>& xs = xs_of[ri];
+      std::vector<double> med(xs.size()), lo(xs.size()), hi(xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) {
+        std::vector<double> v;
+        for (int k = 0; k < reps; ++k) v.push_back(t[k * per_round + at + 1 + i]);
+        med[i] = median(v);
+        lo[i] = *std::min_element(v.begin(), v.end());
+        hi[i] = *std::max_element(v.begin(), v.end());
+        pairs.push_back(med[i]);
+        if (xs[i] == cal_refs[ri]) same_line.push_back(med[i]);
+      }
+      single.push_back(median_of(t, at, per_round, reps));
+      Rec r("l2_slice_cal");
+      r.str("stage", stage).num("words", h.words).num("q", h.q).num("reps", reps)
+          .num("ref", (double)cal_refs[ri] * 128).num("alone_us", single.back());
+      put_array(r, "offsets", xs.size(), "%.0f", offsets(xs));
+      put_array(r, "us", xs.size(), "%.2f", [&](size_t i) { return med[i]; });
+      put_array(r, "us_lo", xs.size(), "%.2f", [&](size_t i) { return lo[i]; });
+      put_array(r, "us_hi", xs.size(), "%.2f", [&](size_t i) { return hi[i]; });
+      r.emit();
+      at += 1 + xs.size();
+    }
+    const CalResult c{h.words, h.q, median(single), median(same_line), two_class(pairs)};
+    Rec("l2_slice_cal_split").str("stage", stage).num("words", h.words).num("q", h.q).num("single_us", c.t_single)
+        .num("same_line_us", c.t_same_line).num("cut_us", c.split.cut).num("lo_us", c.split.lo)
+        .num("hi_us", c.split.hi).num("n_hi", c.split.n_hi).num("n", (double)pairs.size()).emit();
+    return c;
+  };
+  // the variant whose slow pairs (two at least) stand furthest above the others
+  auto score = [](const CalResult& c) { return c.split.n_hi >= 2 ? c.split.hi / c.split.lo : 1.0; };
+  CalResult best{0, 0, 0, 0, {0, 1, 1, 0}};
+  for (int w : {1, 8, 32}) {
+    h.words = w;
+    h.q = 65536;
+    const CalResult c = calibrate(3, "variant");
+    if (best.words == 0 || score(c) > score(best)) best = c;
+  }
+  h.words = best.words;
+  h.q = std::min(4194304.0, std::max(4096.0, std::round(65536 * 80.0 / best.split.lo)));
+  const CalResult c = calibrate(1, "chosen");
+  const double t_other = c.split.lo, t_same = c.split.hi, cut = c.split.cut;
+  const bool contrast = score(c) >= 1.2;
+  Rec("l2_slice_setup").num("words", h.words).num("q", h.q).num("t_same_us", t_same).num("t_other_us", t_other)
+      .num("t_single_us", c.t_single).num("t_same_line_us", c.t_same_line).num("cut_us", cut)
+      .num("contrast", score(c)).num("variant_contrast", score(best)).num("usable", contrast ? 1 : 0).emit();
+
+  // 2. every line against 8 references
+  const uint32_t pair_refs[8] = {0, 2, 10001, 15000, 34, 296, 48, 40};
+  for (uint32_t r : pair_refs) {
+    for (uint32_t x0 = 0; x0 < n_lines && !past_deadline(); x0 += 1024) {
+      std::vector<std::vector<uint32_t>> sets;
+      for (uint32_t x = x0; x < std::min(n_lines, x0 + 1024); ++x) sets.push_back({r % n_lines, x});
+      const std::vector<double> t = h.time_us(sets);
+      Rec rec("l2_slice_pair");
+      rec.num("ref", (double)(r % n_lines) * 128).num("first_offset", (double)x0 * 128).num("step", 128)
+          .num("n", (double)t.size());
+      put_array(rec, "us", t.size(), "%.0f", [&](size_t i) { return t[i]; });
+      rec.emit();
+    }
+  }
+  if (!contrast || past_deadline()) {
+    Rec("l2_slice_stop").str("after", "pairs").num("contrast", t_same / t_other).num("past_deadline", past_deadline())
+        .emit();
+    CK(cudaFree(raw));
+    CK(cudaFree(sink));
+    return;
+  }
+
+  // 3. classes of a sample, greedily
+  std::vector<uint32_t> left;
+  for (uint32_t i = 0; i < n_lines / 16; ++i) left.push_back(16 * i + mix32(i + 99u) % 16);
+  std::vector<uint32_t> refs;
+  std::vector<int> class_of(n_lines, -1);
+  while (!left.empty() && refs.size() < 128 && !past_deadline()) {
+    const uint32_t r = left[0];
+    const int k = (int)refs.size();
+    refs.push_back(r);
+    class_of[r] = k;
+    std::vector<uint32_t> xs(left.begin() + 1, left.end()), rest;
+    std::vector<std::vector<uint32_t>> sets;
+    for (uint32_t x : xs) sets.push_back({r, x});
+    const std::vector<double> t = h.time_us(sets);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (t[i] > cut) class_of[xs[i]] = k;
+      else rest.push_back(xs[i]);
+    }
+    Rec rec("l2_slice_greedy");
+    rec.num("class", k).num("ref", (double)r * 128).num("members", (double)(xs.size() - rest.size() + 1));
+    put_array(rec, "offsets", xs.size(), "%.0f", offsets(xs));
+    put_array(rec, "us", xs.size(), "%.0f", [&](size_t i) { return t[i]; });
+    rec.emit();
+    left.swap(rest);
+  }
+  const int K = (int)refs.size();
+  if (K < 2 || past_deadline()) {
+    Rec("l2_slice_stop").str("after", "greedy").num("classes", K).num("past_deadline", past_deadline()).emit();
+    CK(cudaFree(raw));
+    CK(cudaFree(sink));
+    return;
+  }
+
+  // 4. how many lines of distinct slices the chip hammers at one slice's rate
+  std::vector<int> ms;
+  for (int m = 1; m < K; m *= 2) ms.push_back(m);
+  ms.push_back(K);
+  std::vector<std::vector<uint32_t>> load_sets;
+  for (int rep = 0; rep < 3; ++rep)
+    for (int m : ms) load_sets.push_back(std::vector<uint32_t>(refs.begin(), refs.begin() + m));
+  const std::vector<double> tl = h.time_us(load_sets);
+  const double quarter = t_other * std::sqrt(cut / t_other);
+  int chunk = 1;
+  bool fits = true;
+  std::vector<double> load_us;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    load_us.push_back(median_of(tl, i, ms.size(), 3));
+    fits = fits && load_us.back() <= quarter;
+    if (fits) chunk = std::max(chunk, ms[i] - 1);
+  }
+  {
+    Rec rec("l2_slice_load");
+    rec.num("classes", K).num("left", (double)left.size()).num("quarter_us", quarter).num("chunk", chunk);
+    put_array(rec, "lines", ms.size(), "%.0f", [&](size_t i) { return (double)ms[i]; });
+    put_array(rec, "us", ms.size(), "%.2f", [&](size_t i) { return load_us[i]; });
+    rec.emit();
+  }
+
+  // 5. every line's class by its slots
+  std::vector<int> code(K);
+  for (int k = 0; k < K; ++k) code[k] = (37 * k + 11) & 127;
+  std::vector<std::vector<int>> slots;   // the classes of each slot
+  std::vector<int> slot_bit, slot_side;
+  for (int k = 0; k < K && chunk == 1; ++k) {   // one reference at a time: a slot for each
+    slots.push_back({k});
+    slot_bit.push_back(-1);
+    slot_side.push_back(1);
+  }
+  for (int b = 0; b < 7 && chunk > 1; ++b) {
+    std::vector<int> side[2];
+    for (int k = 0; k < K; ++k) side[code[k] >> b & 1].push_back(k);
+    if (side[0].empty() || side[1].empty()) continue;
+    for (int s = 1; s >= 0; --s)
+      for (size_t c0 = 0; c0 < side[s].size(); c0 += chunk) {
+        slots.push_back(std::vector<int>(side[s].begin() + c0,
+                                         side[s].begin() + std::min(side[s].size(), c0 + (size_t)chunk)));
+        slot_bit.push_back(b);
+        slot_side.push_back(s);
+      }
+  }
+  const size_t S = slots.size();
+  std::vector<char> holds(S * K, 0);   // holds[s K + k]: slot s holds class k
+  for (size_t sl = 0; sl < S; ++sl)
+    for (int k : slots[sl]) holds[sl * K + k] = 1;
+  // about t_other + 3 us a launch: a stride over the page if every line does not fit the time left
+  const double left_s = std::chrono::duration<double>(g_deadline - std::chrono::steady_clock::now()).count();
+  const double need_s = (double)n_lines * S * (t_other + 3) * 1e-6;
+  const uint32_t stride = need_s < left_s ? 1 : (uint32_t)std::ceil(need_s / std::max(1.0, left_s));
+  {
+    Rec rec("l2_slice_group_plan");
+    rec.num("classes", K).num("slots", (double)S).num("chunk", chunk).num("stride", stride).num("cut_us", cut);
+    put_array(rec, "refs", K, "%.0f", offsets(refs));
+    put_array(rec, "codes", K, "%.0f", [&](size_t i) { return (double)code[i]; });
+    put_array(rec, "slot_bit", S, "%.0f", [&](size_t i) { return (double)slot_bit[i]; });
+    put_array(rec, "slot_side", S, "%.0f", [&](size_t i) { return (double)slot_side[i]; });
+    rec.s += ", \"slot_classes\": [";
+    for (size_t i = 0; i < S; ++i) {
+      rec.s += i ? ", [" : "[";
+      for (size_t j = 0; j < slots[i].size(); ++j) rec.s += (j ? ", " : "") + std::to_string(slots[i][j]);
+      rec.s += "]";
+    }
+    rec.s += "]";
+    rec.emit();
+  }
+  int decoded = 0, unknown = 0, sample_same = 0, sample_n = 0, done = 0;
+  std::vector<int> sizes(K, 0);
+  for (uint32_t x0 = 0; x0 < n_lines && !past_deadline(); x0 += 256 * stride) {
+    std::vector<uint32_t> xs;
+    for (uint32_t x = x0; x < std::min(n_lines, x0 + 256 * stride); x += stride) xs.push_back(x);
+    std::vector<std::vector<uint32_t>> sets;
+    for (uint32_t x : xs)
+      for (size_t s = 0; s < S; ++s) {
+        std::vector<uint32_t> l{x};
+        for (int k : slots[s]) l.push_back(refs[k]);
+        sets.push_back(l);
+      }
+    const std::vector<double> t = h.time_us(sets);
+    Rec rec("l2_slice_group");
+    rec.num("first_offset", (double)x0 * 128).num("step", 128.0 * stride).num("n", (double)xs.size())
+        .num("slots", (double)S);
+    put_array(rec, "us", t.size(), "%.0f", [&](size_t i) { return t[i]; });
+    rec.emit();
+    for (size_t i = 0; i < xs.size(); ++i) {   // the class whose slots are exactly the slow ones
+      int found = -1;
+      for (int k = 0; k < K && found < 0; ++k) {
+        bool ok = true;
+        for (size_t s = 0; s < S && ok; ++s) ok = (t[i * S + s] > cut) == (holds[s * K + k] != 0);
+        if (ok) found = k;
+      }
+      ++done;
+      if (found < 0) { ++unknown; continue; }
+      ++decoded;
+      ++sizes[found];
+      if (class_of[xs[i]] >= 0) { ++sample_n; sample_same += class_of[xs[i]] == found; }
+    }
+  }
+  Rec rec("l2_slice_group_summary");
+  rec.num("lines", done).num("decoded", decoded).num("unknown", unknown).num("sample_lines", sample_n)
+      .num("sample_agree", sample_same).num("past_deadline", past_deadline());
+  put_array(rec, "class_sizes", K, "%.0f", [&](size_t i) { return (double)sizes[i]; });
+  rec.emit();
+  CK(cudaFree(raw));
+  CK(cudaFree(sink));
+}
+
 int main(int argc, char** argv) {
-  bool profile = false, window = false, fine = false, ncu = false, lag = false, slice = false, l2map = false;
+  bool profile = false, window = false, fine = false, ncu = false, lag = false, slice = false, l2map = false,
+       slicemap = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
@@ -661,12 +1070,17 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--lag")) lag = true;
     else if (!strcmp(argv[i], "--slice-probe")) slice = true;
     else if (!strcmp(argv[i], "--l2-latency-map")) l2map = true;
+    else if (!strcmp(argv[i], "--l2-slice-map")) slicemap = true;
     else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | "
-             "--lag [--ncu | --fine] | --slice-probe | --l2-latency-map])", argv[i]);
+             "--lag [--ncu | --fine] | --slice-probe | --l2-latency-map | --l2-slice-map])", argv[i]);
   }
   emit_device_record();
   if (l2map) {
     bench_l2_latency_map(sm_count());
+    return 0;
+  }
+  if (slicemap) {
+    bench_l2_slice_map(sm_count());
     return 0;
   }
   Ctx ctx;
