@@ -82,7 +82,7 @@ class MBarrier:
 
     def post_tx(self, nbytes: int, at: int) -> None:
         """A TMA load: arrive.expect_tx(nbytes) now and its complete_tx posted for the cycle ``at`` its
-        bytes land (at >= now)."""
+        bytes land (at >= now). (sim/pipeline.py's TMA producer inlines the common path: keep the two in step.)"""
         if nbytes <= 0 or self.tx + nbytes > TX_COUNT_MAX:
             self.arrive_expect_tx(nbytes)             # the general path (and its tx-count error)
             self.complete_tx(nbytes, at=at)
@@ -117,7 +117,8 @@ class MBarrier:
 
     def wait(self, parity: int, earliest: int | None = None) -> simpy.Event | None:
         """None when the phase of this parity has completed by ``earliest`` (default: now), else an
-        event that fires at max(completion, earliest)."""
+        event that fires at max(completion, earliest). (sim/pipeline.py's wgmma consumers inline this and ``arrive``:
+        keep them in step.)"""
         env = self.env
         now = env.now
         t0 = now if earliest is None else earliest
