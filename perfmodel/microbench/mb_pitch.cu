@@ -31,8 +31,11 @@
 //    as long when two of its lines share a slice. Pairs (a reference, every line of a 2 MiB page), classes of a
 //    sample, then every line of the page against chunks of the classes' references (a binary code of its class).
 //    Records "l2_slice_*".
+//  - L2 slices over many pages (--l2-slice-pages, the thirtieth session): a sample of lines in each of many 2 MiB
+//    pages of a buffer allocated as mb_tma --box-pitch-table's, each against chunks of references of the 80 slices
+//    the slice map found in one page: how a line's slice moves from page to page. Records "l2_slice_pages_*".
 // Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine] | --slice-probe |
-//                  --l2-latency-map | --l2-slice-map]
+//                  --l2-latency-map | --l2-slice-map | --l2-slice-pages]
 //   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
@@ -1058,9 +1061,258 @@ static void bench_l2_slice_map(int sms) {
   CK(cudaFree(sink));
 }
 
+// --l2-slice-pages (the thirtieth session: --l2-slice-map mapped the slices over one 2 MiB page, and the box-pitch
+// tables' in-step lines spread evenly over them if every page maps like that one; how do the physical bits from 21 up
+// move a line's slice?): l2_hammer_kernel (8 words a request) on lines of a buffer allocated as mb_tma
+// --box-pitch-table allocates its own (the same sizes after the same allocations: 2 MiB, 1 GiB, 256 MiB, three small
+// ones, then ctas x 256 rows x 128 KB), so that its pages lie as that table's did, as far as the driver repeats itself.
+// References: a line of each of the 80 slices of data/microbench/l2_slice_map_h100 (kPageRefs[s], slice s = 4 quad +
+// 2 kind + partition in benchmarks/l2_slice_map.py's decode), at the same offsets of the buffer's first whole page.
+// Records, each phase stopping at a deadline 110 s after the start:
+//  1. "l2_slice_pages_cal" (q = 65536, 5 times each): reference 0 alone, with reference 4 (another quad), with its line
+//     ^ 1 (address bit 7: one slice) and with reference 2 (a neighbour in quad 0's cycle); q is then set so that a
+//     fast pair takes about 45 us.
+//  2. "l2_slice_pages_refs": every pair of references once (and each alone), a record a reference; "_refcheck": Otsu's
+//     split of the pairs, each reference's slow partners (2 if the buffer's page maps like the measured one) and the
+//     slow pairs inside each family the slots below put together (kind 0; kind 1 of partition 0; of partition 1).
+//  3. "l2_slice_pages_load": the first m kind-0 references together, and the 20 kind-1 references of each partition
+//     (3 times); chunk 20 if all of 20 stay under the quarter point between fast and slow, else 10.
+//  4. "l2_slice_pages_plan", "l2_slice_pages_page", "_raw": the sample lines X (kPageSample: one line of each slice
+//     and 3 more of each of its 16 linear classes, 128 offsets of a page) at the same offsets of each page, each X with
+//     every slot: the kind-0 references whose 7-bit code kPageCodes has bit b = side (b < 7, both sides, in chunks),
+//     and twice the kind-1 references of partition 0 and of partition 1 (bit 7, 8). A line's slow slots name its
+//     slice's reference and those contending with it (the decode: benchmarks/l2_slice_pages.py). Pages: 0..127, the
+//     powers of two from 128, 24 scattered pages, then 128, 129, ... "_page": Otsu's split of the page's times, the
+//     times within 10% of its cut, and each X's slow slots (a bit mask); "_raw": the times.
+static const uint32_t kPageRefs[80] = {
+    113, 61, 14379, 2971, 5, 787, 257, 10683, 949, 475, 5928, 7825, 105, 32, 1368, 6123, 143, 1265, 10617, 5753, 1075,
+    75, 13712, 13258, 731, 3445, 11334, 15040, 1491, 212, 12158, 2938, 287, 338, 14396, 10717, 22, 90, 1314, 5038, 1231,
+    463, 2422, 16123, 271, 868, 12009, 14613, 838, 1123, 4762, 10039, 158, 1252, 9856, 12084, 4264, 529, 1901, 8525,
+    566, 1854, 10394, 13763, 244, 185, 10367, 7337, 1200, 204, 7864, 5205, 494, 1427, 2639, 4365, 236, 164, 2046, 3349};
+static const int kPageCodes[40] = {   // kind-0 reference a (slice 4 (a / 2) + a % 2): each bit 20 ones
+    53, 51, 26, 126, 77, 125, 49, 83, 98, 122, 65, 106, 88, 1, 96, 68, 15, 45, 119, 85, 43, 103, 0, 44, 16, 82, 63, 21,
+    95, 123, 28, 100, 30, 25, 6, 34, 9, 40, 110, 70};
+static const uint32_t kPageSample[128] = {
+    14419, 8985, 1350, 7204, 4523, 10908, 13714, 52, 7841, 7603, 16342, 5653, 2759, 3225, 7775, 9786, 5394, 7343, 10790,
+    4916, 15922, 3466, 15460, 14334, 15775, 13132, 8587, 9899, 3413, 5650, 7677, 15810, 13203, 9499, 9845, 7227, 6453,
+    14599, 106, 5319, 6617, 11377, 6564, 5162, 1634, 4507, 1891, 11399, 6942, 4020, 9034, 7782, 7567, 9706, 10225, 2937,
+    2782, 11998, 15724, 9070, 7438, 10056, 822, 6262, 6312, 7098, 12051, 7823, 13885, 8180, 934, 10853, 13157, 9365,
+    15085, 6879, 13076, 160, 690, 12889, 8317, 4993, 1552, 1336, 4569, 5817, 9361, 9905, 6829, 14473, 15536, 9933, 978,
+    680, 4725, 8139, 1227, 1469, 8044, 9085, 9787, 14885, 3056, 3561, 10675, 1578, 10977, 4241, 13002, 9598, 10237,
+    2156, 6599, 9979, 9975, 13859, 10850, 9607, 5420, 4121, 5461, 436, 3974, 15477, 8546, 5844, 12479, 5512};
+
+static void bench_l2_slice_pages(int sms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  g_deadline = t0 + std::chrono::seconds(g_quick ? 20 : 110);
+  void *small, *big, *flush, *sink, *probe, *cyc;   // mb_tma's Ctx, in its order
+  CK(cudaMalloc(&small, (size_t)4096 * 256 * 2));
+  CK(cudaMalloc(&big, (size_t)65536 * 8192 * 2));
+  CK(cudaMalloc(&flush, (size_t)256 << 20));
+  CK(cudaMemset(flush, 0x3c, (size_t)256 << 20));
+  CK(cudaMalloc(&sink, 4));
+  CK(cudaMalloc(&probe, sizeof(ClockProbe)));
+  CK(cudaMalloc(&cyc, sms * sizeof(unsigned long long)));
+  const size_t bytes = (size_t)sms * 256 * 131072;
+  uint8_t* buf;
+  CK(cudaMalloc(&buf, bytes));
+  CK(cudaMemset(buf, 0x3c, bytes));
+  const size_t first = (kPage - (uintptr_t)buf % kPage) % kPage;   // the first whole 2 MiB page
+  const uint32_t page_lines = (uint32_t)(kPage / 128), npages = (uint32_t)((bytes - first) / kPage);
+  const uint32_t line0 = (uint32_t)(first / 128);
+  if (npages <= 128) die("l2-slice-pages: %u pages", npages);
+  Rec("l2_slice_pages_buffer").num("bytes", (double)bytes).num("base_mod_2mib", (double)((uintptr_t)buf % kPage))
+      .num("first_page_offset", (double)first).num("pages", npages).num("ctas", sms)
+      .num("small_mod_2mib", (double)((uintptr_t)small % kPage)).num("big_mod_2mib", (double)((uintptr_t)big % kPage))
+      .num("flush_mod_2mib", (double)((uintptr_t)flush % kPage))
+      .num("buf_minus_big_mib", ((double)(uintptr_t)buf - (double)(uintptr_t)big) / (1 << 20)).emit();
+  SliceHammer h(reinterpret_cast<uint32_t*>(buf), sms);
+  h.words = 8;
+  auto ref = [&](int s) { return line0 + kPageRefs[s]; };
+  auto release = [&] {
+    for (void* p : {small, big, flush, sink, probe, cyc, (void*)buf}) CK(cudaFree(p));
+  };
+
+  // 1. calibration
+  std::vector<std::vector<uint32_t>> cal;
+  for (int k = 0; k < 5; ++k) {
+    cal.push_back({ref(0)});
+    cal.push_back({ref(0), ref(4)});
+    cal.push_back({ref(0), line0 + (kPageRefs[0] ^ 1)});
+    cal.push_back({ref(0), ref(2)});
+  }
+  const std::vector<double> tc = h.time_us(cal);
+  const double t_single = median_of(tc, 0, 4, 5), t_other = median_of(tc, 1, 4, 5);
+  const double t_same = median_of(tc, 2, 4, 5), t_neigh = median_of(tc, 3, 4, 5);
+  const double q65 = h.q;
+  h.q = std::min(4194304.0, std::max(4096.0, std::round(65536 * 45.0 / t_other)));
+  Rec("l2_slice_pages_cal").num("words", h.words).num("q_cal", q65).num("single_us", t_single)
+      .num("other_us", t_other).num("same_us", t_same).num("neighbour_us", t_neigh).num("q", h.q).emit();
+  if (t_same / t_other < 1.4 || t_neigh / t_other < 1.4) {
+    Rec("l2_slice_pages_stop").str("after", "cal").num("contrast", t_same / t_other).emit();
+    release();
+    return;
+  }
+
+  // 2. every pair of references
+  std::vector<std::vector<uint32_t>> sets;
+  for (int a = 0; a < 80; ++a) {
+    sets.push_back({ref(a)});
+    for (int b = a + 1; b < 80; ++b) sets.push_back({ref(a), ref(b)});
+  }
+  const std::vector<double> tr = h.time_us(sets);
+  std::vector<double> mat(80 * 80), pair_t;
+  for (int a = 0, i = 0; a < 80; ++a) {
+    mat[a * 80 + a] = tr[i++];
+    for (int b = a + 1; b < 80; ++b, ++i) {
+      mat[a * 80 + b] = mat[b * 80 + a] = tr[i];
+      pair_t.push_back(tr[i]);
+    }
+  }
+  for (int a = 0; a < 80; ++a) {
+    Rec r("l2_slice_pages_refs");
+    r.num("slice", a).num("offset", (double)kPageRefs[a] * 128).num("alone_us", mat[a * 80 + a]);
+    put_array(r, "us", 80, "%.1f", [&](size_t b) { return mat[a * 80 + b]; });
+    r.emit();
+  }
+  const TwoClass rs = two_class(pair_t);
+  auto family = [](int s) { return (s >> 1 & 1) ? 1 + (s & 1) : 0; };   // kind 0; kind 1 partition 0; partition 1
+  int conflicts[3] = {0, 0, 0};
+  std::vector<int> n_slow(80, 0);
+  for (int a = 0; a < 80; ++a)
+    for (int b = 0; b < 80; ++b)
+      if (a != b && mat[a * 80 + b] > rs.cut) {
+        ++n_slow[a];
+        if (a < b && family(a) == family(b)) ++conflicts[family(a)];
+      }
+  {
+    Rec r("l2_slice_pages_refcheck");
+    r.num("cut_us", rs.cut).num("lo_us", rs.lo).num("hi_us", rs.hi).num("n_hi", rs.n_hi)
+        .num("conflicts_kind0", conflicts[0]).num("conflicts_kind1_p0", conflicts[1])
+        .num("conflicts_kind1_p1", conflicts[2]);
+    put_array(r, "n_slow", 80, "%.0f", [&](size_t a) { return (double)n_slow[a]; });
+    r.emit();
+  }
+
+  // 3. load: how many references a slot may hold
+  std::vector<int> kind0, kind1[2];
+  for (int s = 0; s < 80; ++s) (family(s) ? kind1[family(s) - 1] : kind0).push_back(s);
+  const int ms[] = {1, 2, 4, 8, 16, 20, 24, 32, 40};
+  const int nl = (int)(sizeof ms / sizeof ms[0]) + 2;
+  auto refs_of = [&](const std::vector<int>& v, size_t from, size_t n) {
+    std::vector<uint32_t> l;
+    for (size_t i = from; i < std::min(v.size(), from + n); ++i) l.push_back(ref(v[i]));
+    return l;
+  };
+  sets.clear();
+  for (int rep = 0; rep < 3; ++rep) {
+    for (int m : ms) sets.push_back(refs_of(kind0, 0, m));
+    sets.push_back(refs_of(kind1[0], 0, 20));
+    sets.push_back(refs_of(kind1[1], 0, 20));
+  }
+  const std::vector<double> tl = h.time_us(sets);
+  const double quarter = rs.lo * std::sqrt(rs.cut / rs.lo);
+  std::vector<double> load_us;
+  for (int i = 0; i < nl; ++i) load_us.push_back(median_of(tl, i, nl, 3));
+  const int chunk = std::max({load_us[5], load_us[nl - 2], load_us[nl - 1]}) <= quarter ? 20 : 10;
+  {
+    Rec r("l2_slice_pages_load");
+    r.num("quarter_us", quarter).num("chunk", chunk).num("kind1_p0_20_us", load_us[nl - 2])
+        .num("kind1_p1_20_us", load_us[nl - 1]);
+    put_array(r, "kind0_lines", nl - 2, "%.0f", [&](size_t i) { return (double)ms[i]; });
+    put_array(r, "kind0_us", nl - 2, "%.2f", [&](size_t i) { return load_us[i]; });
+    r.emit();
+  }
+  if (past_deadline()) {
+    Rec("l2_slice_pages_stop").str("after", "load").emit();
+    release();
+    return;
+  }
+
+  // 4. the sample of every page against the slots
+  std::vector<std::vector<int>> slots;
+  std::vector<int> slot_bit, slot_side;
+  auto add_slots = [&](const std::vector<int>& side, int b, int s) {
+    for (size_t c0 = 0; c0 < side.size(); c0 += chunk) {
+      slots.push_back(std::vector<int>(side.begin() + c0, side.begin() + std::min(side.size(), c0 + (size_t)chunk)));
+      slot_bit.push_back(b);
+      slot_side.push_back(s);
+    }
+  };
+  for (int b = 0; b < 7; ++b)
+    for (int s = 1; s >= 0; --s) {
+      std::vector<int> side;
+      for (int a = 0; a < 40; ++a)
+        if ((kPageCodes[a] >> b & 1) == s) side.push_back(4 * (a / 2) + a % 2);
+      add_slots(side, b, s);
+    }
+  for (int rep = 0; rep < 2; ++rep)
+    for (int p = 0; p < 2; ++p) add_slots(kind1[p], 7 + p, rep);
+  const size_t S = slots.size(), nx = g_quick ? 16 : 128;
+  std::vector<uint32_t> order;
+  std::vector<char> seen(npages, 0);
+  auto add_page = [&](uint32_t p) {
+    if (p < npages && !seen[p]) { seen[p] = 1; order.push_back(p); }
+  };
+  for (uint32_t p = 0; p < (g_quick ? 4u : 128u); ++p) add_page(p);
+  for (uint32_t p = 128; p < npages; p *= 2) add_page(p);
+  for (uint32_t j = 0; j < 24; ++j) add_page(128 + mix32(j + 4242u) % (npages - 128));
+  for (uint32_t p = 128; p < npages; ++p) add_page(p);
+  {
+    Rec r("l2_slice_pages_plan");
+    r.num("q", h.q).num("words", h.words).num("chunk", chunk).num("slots", (double)S).num("lines", (double)nx)
+        .num("pages", npages).num("page_lines", page_lines);
+    put_array(r, "refs", 80, "%.0f", [&](size_t s) { return (double)kPageRefs[s] * 128; });
+    put_array(r, "codes", 40, "%.0f", [&](size_t a) { return (double)kPageCodes[a]; });
+    put_array(r, "sample", nx, "%.0f", [&](size_t i) { return (double)kPageSample[i] * 128; });
+    put_array(r, "slot_bit", S, "%.0f", [&](size_t i) { return (double)slot_bit[i]; });
+    put_array(r, "slot_side", S, "%.0f", [&](size_t i) { return (double)slot_side[i]; });
+    r.s += ", \"slot_slices\": [";
+    for (size_t i = 0; i < S; ++i) {
+      r.s += i ? ", [" : "[";
+      for (size_t j = 0; j < slots[i].size(); ++j) r.s += (j ? ", " : "") + std::to_string(slots[i][j]);
+      r.s += "]";
+    }
+    r.s += "]";
+    r.emit();
+  }
+  size_t done = 0;
+  double near_total = 0;
+  for (size_t i = 0; i < order.size() && !past_deadline(); ++i, ++done) {
+    const uint32_t p = order[i];
+    sets.clear();
+    for (size_t k = 0; k < nx; ++k)
+      for (size_t s = 0; s < S; ++s) {
+        std::vector<uint32_t> l{line0 + p * page_lines + kPageSample[k]};
+        for (int sl : slots[s]) l.push_back(ref(sl));
+        sets.push_back(l);
+      }
+    const std::vector<double> t = h.time_us(sets);
+    const TwoClass c = two_class(t);
+    int near = 0;
+    for (double v : t) near += std::fabs(std::log(v / c.cut)) < std::log(1.1);
+    near_total += near;
+    Rec r("l2_slice_pages_page");
+    r.num("page", p).num("cut_us", c.cut).num("lo_us", c.lo).num("hi_us", c.hi).num("n_hi", c.n_hi).num("near", near);
+    put_array(r, "masks", nx, "%.0f", [&](size_t k) {
+      uint64_t m = 0;
+      for (size_t s = 0; s < S; ++s) m |= (uint64_t)(t[k * S + s] > c.cut) << s;
+      return (double)m;
+    });
+    r.emit();
+    Rec raw("l2_slice_pages_raw");
+    raw.num("page", p);
+    put_array(raw, "us", t.size(), "%.0f", [&](size_t k) { return t[k]; });
+    raw.emit();
+  }
+  Rec("l2_slice_pages_summary").num("pages_done", (double)done).num("pages_planned", (double)order.size())
+      .num("near_per_page", done ? near_total / done : 0)
+      .num("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()).emit();
+  release();
+}
+
 int main(int argc, char** argv) {
   bool profile = false, window = false, fine = false, ncu = false, lag = false, slice = false, l2map = false,
-       slicemap = false;
+       slicemap = false, slicepages = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
@@ -1071,8 +1323,10 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--slice-probe")) slice = true;
     else if (!strcmp(argv[i], "--l2-latency-map")) l2map = true;
     else if (!strcmp(argv[i], "--l2-slice-map")) slicemap = true;
+    else if (!strcmp(argv[i], "--l2-slice-pages")) slicepages = true;
     else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | "
-             "--lag [--ncu | --fine] | --slice-probe | --l2-latency-map | --l2-slice-map])", argv[i]);
+             "--lag [--ncu | --fine] | --slice-probe | --l2-latency-map | --l2-slice-map | --l2-slice-pages])",
+             argv[i]);
   }
   emit_device_record();
   if (l2map) {
@@ -1081,6 +1335,10 @@ int main(int argc, char** argv) {
   }
   if (slicemap) {
     bench_l2_slice_map(sm_count());
+    return 0;
+  }
+  if (slicepages) {
+    bench_l2_slice_pages(sm_count());
     return 0;
   }
   Ctx ctx;
