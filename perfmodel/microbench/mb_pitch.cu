@@ -1069,27 +1069,31 @@ static void bench_l2_slice_map(int sms) {
 // References: a line of each of the 80 slices of data/microbench/l2_slice_map_h100 (kPageRefs[s], slice s = 4 quad +
 // 2 kind + partition in benchmarks/l2_slice_map.py's decode), at the same offsets of the buffer's first whole page.
 // Records, each phase stopping at a deadline 110 s after the start:
-//  1. "l2_slice_pages_cal" (q = 65536, 5 times each): reference 0 alone, with reference 4 (another quad), with its line
-//     ^ 1 (address bit 7: one slice) and with reference 2 (a neighbour in quad 0's cycle); q is then set so that a
-//     fast pair takes about 45 us.
+//  1. "l2_slice_pages_cal" (q = 65536, 3 times each): reference 0 alone, with each of references 1..24 (mostly other
+//     slices: their median is the fast level) and references 0..3 each with its line ^ 1 (address bit 7: one slice); q
+//     is then set so that a fast pair takes about 45 us.
 //  2. "l2_slice_pages_refs": every pair of references once (and each alone), a record a reference; "_refcheck": Otsu's
-//     split of the pairs, each reference's slow partners (2 if the buffer's page maps like the measured one) and the
-//     slow pairs inside each family the slots below put together (kind 0; kind 1 of partition 0; of partition 1).
-//  3. "l2_slice_pages_load": the first m kind-0 references together, and the 20 kind-1 references of each partition
-//     (3 times); chunk 20 if all of 20 stay under the quarter point between fast and slow, else 10.
+//     split of the pairs, each reference's slow partners, and the families the slots use (no two of a family contend).
+//     If the slow pairs form 20 disjoint 4-cycles (the quads, whatever the labels: a page need not keep the measured
+//     page's), design "quads": family 0 two opposite corners of every cycle (cycle i: from its lowest label v0 to its
+//     lower neighbour v1, then v2, v3; family 0 holds v0, v2 as 2 i, 2 i + 1), family 1 the v1 and family 2 the v3.
+//     Else design "colours": a greedy colouring of the graph in label order (at most 4 families).
+//  3. "l2_slice_pages_load": the first m references of family 0 together, and the first 20 of each other family (3
+//     times); chunk 20 if all of 20 stay under the quarter point between fast and slow, else 10.
 //  4. "l2_slice_pages_plan", "l2_slice_pages_page", "_raw": the sample lines X (kPageSample: one line of each slice
 //     and 3 more of each of its 16 linear classes, 128 offsets of a page) at the same offsets of each page, each X with
-//     every slot: the kind-0 references whose 7-bit code kPageCodes has bit b = side (b < 7, both sides, in chunks),
-//     and twice the kind-1 references of partition 0 and of partition 1 (bit 7, 8). A line's slow slots name its
-//     slice's reference and those contending with it (the decode: benchmarks/l2_slice_pages.py). Pages: 0..127, the
-//     powers of two from 128, 24 scattered pages, then 128, 129, ... "_page": Otsu's split of the page's times, the
-//     times within 10% of its cut, and each X's slow slots (a bit mask); "_raw": the times.
+//     every slot. "quads": family 0 by the 7-bit code kPageCodes of each reference, bit b = side (b < 7, both sides,
+//     in chunks), then twice family 1 and family 2 (bits 7, 8). "colours": each family by the code (37 i + 11) mod 128
+//     of its i-th reference. A line's slow slots name its slice's reference and those contending with it (the decode:
+//     benchmarks/l2_slice_pages.py). Pages: 0..127, the powers of two from 128, 24 scattered pages, then 128, 129, ...
+//     "_page": Otsu's split of the page's times, the times within 10% of its cut, and each X's slow slots (a bit
+//     mask); "_raw": the times.
 static const uint32_t kPageRefs[80] = {
     113, 61, 14379, 2971, 5, 787, 257, 10683, 949, 475, 5928, 7825, 105, 32, 1368, 6123, 143, 1265, 10617, 5753, 1075,
     75, 13712, 13258, 731, 3445, 11334, 15040, 1491, 212, 12158, 2938, 287, 338, 14396, 10717, 22, 90, 1314, 5038, 1231,
     463, 2422, 16123, 271, 868, 12009, 14613, 838, 1123, 4762, 10039, 158, 1252, 9856, 12084, 4264, 529, 1901, 8525,
     566, 1854, 10394, 13763, 244, 185, 10367, 7337, 1200, 204, 7864, 5205, 494, 1427, 2639, 4365, 236, 164, 2046, 3349};
-static const int kPageCodes[40] = {   // kind-0 reference a (slice 4 (a / 2) + a % 2): each bit 20 ones
+static const int kPageCodes[40] = {   // family 0's reference 2 i + c (design "quads"): each bit 20 ones
     53, 51, 26, 126, 77, 125, 49, 83, 98, 122, 65, 106, 88, 1, 96, 68, 15, 45, 119, 85, 43, 103, 0, 44, 16, 82, 63, 21,
     95, 123, 28, 100, 30, 25, 6, 34, 9, 40, 110, 70};
 static const uint32_t kPageSample[128] = {
@@ -1134,26 +1138,31 @@ static void bench_l2_slice_pages(int sms) {
 
   // 1. calibration
   std::vector<std::vector<uint32_t>> cal;
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < 3; ++k) {
     cal.push_back({ref(0)});
-    cal.push_back({ref(0), ref(4)});
-    cal.push_back({ref(0), line0 + (kPageRefs[0] ^ 1)});
-    cal.push_back({ref(0), ref(2)});
+    for (int j = 1; j <= 24; ++j) cal.push_back({ref(0), ref(j)});
+    for (int j = 0; j < 4; ++j) cal.push_back({ref(j), line0 + (kPageRefs[j] ^ 1)});
   }
   const std::vector<double> tc = h.time_us(cal);
-  const double t_single = median_of(tc, 0, 4, 5), t_other = median_of(tc, 1, 4, 5);
-  const double t_same = median_of(tc, 2, 4, 5), t_neigh = median_of(tc, 3, 4, 5);
+  std::vector<double> alone, others, same;
+  for (int k = 0; k < 3; ++k) {
+    alone.push_back(tc[k * 29]);
+    for (int j = 1; j <= 24; ++j) others.push_back(tc[k * 29 + j]);
+    for (int j = 0; j < 4; ++j) same.push_back(tc[k * 29 + 25 + j]);
+  }
+  const double t_single = median(alone), t_other = median(others), t_same = median(same);
   const double q65 = h.q;
   h.q = std::min(4194304.0, std::max(4096.0, std::round(65536 * 45.0 / t_other)));
   Rec("l2_slice_pages_cal").num("words", h.words).num("q_cal", q65).num("single_us", t_single)
-      .num("other_us", t_other).num("same_us", t_same).num("neighbour_us", t_neigh).num("q", h.q).emit();
-  if (t_same / t_other < 1.4 || t_neigh / t_other < 1.4) {
+      .num("other_us", t_other).num("same_us", t_same)
+      .num("others_max_us", *std::max_element(others.begin(), others.end())).num("q", h.q).emit();
+  if (t_same / t_other < 1.4) {
     Rec("l2_slice_pages_stop").str("after", "cal").num("contrast", t_same / t_other).emit();
     release();
     return;
   }
 
-  // 2. every pair of references
+  // 2. every pair of references, and the families
   std::vector<std::vector<uint32_t>> sets;
   for (int a = 0; a < 80; ++a) {
     sets.push_back({ref(a)});
@@ -1175,29 +1184,60 @@ static void bench_l2_slice_pages(int sms) {
     r.emit();
   }
   const TwoClass rs = two_class(pair_t);
-  auto family = [](int s) { return (s >> 1 & 1) ? 1 + (s & 1) : 0; };   // kind 0; kind 1 partition 0; partition 1
-  int conflicts[3] = {0, 0, 0};
-  std::vector<int> n_slow(80, 0);
+  std::vector<std::vector<int>> adj(80);
   for (int a = 0; a < 80; ++a)
     for (int b = 0; b < 80; ++b)
-      if (a != b && mat[a * 80 + b] > rs.cut) {
-        ++n_slow[a];
-        if (a < b && family(a) == family(b)) ++conflicts[family(a)];
-      }
+      if (a != b && mat[a * 80 + b] > rs.cut) adj[a].push_back(b);
+  auto slow = [&](int a, int b) { return std::find(adj[a].begin(), adj[a].end(), b) != adj[a].end(); };
+  std::vector<std::vector<int>> fam(3);
+  bool quads = true;
+  for (int a = 0; a < 80; ++a) quads = quads && adj[a].size() == 2;
+  std::vector<char> used(80, 0);
+  for (int v0 = 0; v0 < 80 && quads; ++v0) {
+    if (used[v0]) continue;
+    const int v1 = std::min(adj[v0][0], adj[v0][1]), v3 = std::max(adj[v0][0], adj[v0][1]);
+    const int v2 = adj[v1][0] == v0 ? adj[v1][1] : adj[v1][0];
+    quads = v2 != v0 && v2 != v3 && slow(v3, v2) && !slow(v0, v2) && !slow(v1, v3) && !used[v1] && !used[v2] &&
+            !used[v3];
+    used[v0] = used[v1] = used[v2] = used[v3] = 1;
+    fam[0].insert(fam[0].end(), {v0, v2});
+    fam[1].push_back(v1);
+    fam[2].push_back(v3);
+  }
+  if (!quads) {   // greedy colouring in label order
+    fam.clear();
+    std::vector<int> colour(80, -1);
+    for (int a = 0; a < 80; ++a) {
+      int c = 0;
+      while (std::any_of(adj[a].begin(), adj[a].end(), [&](int b) { return colour[b] == c; })) ++c;
+      colour[a] = c;
+      if ((int)fam.size() <= c) fam.resize(c + 1);
+      fam[c].push_back(a);
+    }
+  }
   {
     Rec r("l2_slice_pages_refcheck");
     r.num("cut_us", rs.cut).num("lo_us", rs.lo).num("hi_us", rs.hi).num("n_hi", rs.n_hi)
-        .num("conflicts_kind0", conflicts[0]).num("conflicts_kind1_p0", conflicts[1])
-        .num("conflicts_kind1_p1", conflicts[2]);
-    put_array(r, "n_slow", 80, "%.0f", [&](size_t a) { return (double)n_slow[a]; });
+        .str("design", quads ? "quads" : "colours").num("families", (double)fam.size());
+    put_array(r, "n_slow", 80, "%.0f", [&](size_t a) { return (double)adj[a].size(); });
+    r.s += ", \"family_slices\": [";
+    for (size_t i = 0; i < fam.size(); ++i) {
+      r.s += i ? ", [" : "[";
+      for (size_t j = 0; j < fam[i].size(); ++j) r.s += (j ? ", " : "") + std::to_string(fam[i][j]);
+      r.s += "]";
+    }
+    r.s += "]";
     r.emit();
+  }
+  if (fam.size() > 4) {
+    Rec("l2_slice_pages_stop").str("after", "refs").num("families", (double)fam.size()).emit();
+    release();
+    return;
   }
 
   // 3. load: how many references a slot may hold
-  std::vector<int> kind0, kind1[2];
-  for (int s = 0; s < 80; ++s) (family(s) ? kind1[family(s) - 1] : kind0).push_back(s);
   const int ms[] = {1, 2, 4, 8, 16, 20, 24, 32, 40};
-  const int nl = (int)(sizeof ms / sizeof ms[0]) + 2;
+  const int nm = (int)(sizeof ms / sizeof ms[0]), nl = nm + (int)fam.size() - 1;
   auto refs_of = [&](const std::vector<int>& v, size_t from, size_t n) {
     std::vector<uint32_t> l;
     for (size_t i = from; i < std::min(v.size(), from + n); ++i) l.push_back(ref(v[i]));
@@ -1205,21 +1245,22 @@ static void bench_l2_slice_pages(int sms) {
   };
   sets.clear();
   for (int rep = 0; rep < 3; ++rep) {
-    for (int m : ms) sets.push_back(refs_of(kind0, 0, m));
-    sets.push_back(refs_of(kind1[0], 0, 20));
-    sets.push_back(refs_of(kind1[1], 0, 20));
+    for (int m : ms) sets.push_back(refs_of(fam[0], 0, m));
+    for (size_t f = 1; f < fam.size(); ++f) sets.push_back(refs_of(fam[f], 0, 20));
   }
   const std::vector<double> tl = h.time_us(sets);
   const double quarter = rs.lo * std::sqrt(rs.cut / rs.lo);
   std::vector<double> load_us;
   for (int i = 0; i < nl; ++i) load_us.push_back(median_of(tl, i, nl, 3));
-  const int chunk = std::max({load_us[5], load_us[nl - 2], load_us[nl - 1]}) <= quarter ? 20 : 10;
+  bool fits20 = load_us[5] <= quarter;   // 20 of family 0, and of each other family
+  for (int i = nm; i < nl; ++i) fits20 = fits20 && load_us[i] <= quarter;
+  const int chunk = fits20 ? 20 : 10;
   {
     Rec r("l2_slice_pages_load");
-    r.num("quarter_us", quarter).num("chunk", chunk).num("kind1_p0_20_us", load_us[nl - 2])
-        .num("kind1_p1_20_us", load_us[nl - 1]);
-    put_array(r, "kind0_lines", nl - 2, "%.0f", [&](size_t i) { return (double)ms[i]; });
-    put_array(r, "kind0_us", nl - 2, "%.2f", [&](size_t i) { return load_us[i]; });
+    r.num("quarter_us", quarter).num("chunk", chunk);
+    put_array(r, "family0_lines", nm, "%.0f", [&](size_t i) { return (double)ms[i]; });
+    put_array(r, "family0_us", nm, "%.2f", [&](size_t i) { return load_us[i]; });
+    put_array(r, "other_families_20_us", nl - nm, "%.2f", [&](size_t i) { return load_us[nm + i]; });
     r.emit();
   }
   if (past_deadline()) {
@@ -1230,23 +1271,28 @@ static void bench_l2_slice_pages(int sms) {
 
   // 4. the sample of every page against the slots
   std::vector<std::vector<int>> slots;
-  std::vector<int> slot_bit, slot_side;
-  auto add_slots = [&](const std::vector<int>& side, int b, int s) {
+  std::vector<int> slot_bit, slot_side, slot_family;
+  auto add_slots = [&](const std::vector<int>& side, int f, int b, int s) {
     for (size_t c0 = 0; c0 < side.size(); c0 += chunk) {
       slots.push_back(std::vector<int>(side.begin() + c0, side.begin() + std::min(side.size(), c0 + (size_t)chunk)));
+      slot_family.push_back(f);
       slot_bit.push_back(b);
       slot_side.push_back(s);
     }
   };
-  for (int b = 0; b < 7; ++b)
-    for (int s = 1; s >= 0; --s) {
-      std::vector<int> side;
-      for (int a = 0; a < 40; ++a)
-        if ((kPageCodes[a] >> b & 1) == s) side.push_back(4 * (a / 2) + a % 2);
-      add_slots(side, b, s);
+  for (size_t f = 0; f < (quads ? 1 : fam.size()); ++f)
+    for (int b = 0; b < 7; ++b) {
+      std::vector<int> side[2];
+      for (size_t i = 0; i < fam[f].size(); ++i) {
+        const int code = quads ? kPageCodes[i] : (int)((37 * i + 11) & 127);
+        side[code >> b & 1].push_back(fam[f][i]);
+      }
+      if (side[0].empty() || side[1].empty()) continue;
+      for (int s = 1; s >= 0; --s) add_slots(side[s], (int)f, b, s);
     }
-  for (int rep = 0; rep < 2; ++rep)
-    for (int p = 0; p < 2; ++p) add_slots(kind1[p], 7 + p, rep);
+  for (int rep = 0; rep < 2 && quads; ++rep)
+    for (int f = 1; f < 3; ++f) add_slots(fam[f], f, 6 + f, rep);
+  if (slots.size() > 63) die("l2-slice-pages: %zu slots", slots.size());
   const size_t S = slots.size(), nx = g_quick ? 16 : 128;
   std::vector<uint32_t> order;
   std::vector<char> seen(npages, 0);
@@ -1259,11 +1305,12 @@ static void bench_l2_slice_pages(int sms) {
   for (uint32_t p = 128; p < npages; ++p) add_page(p);
   {
     Rec r("l2_slice_pages_plan");
-    r.num("q", h.q).num("words", h.words).num("chunk", chunk).num("slots", (double)S).num("lines", (double)nx)
-        .num("pages", npages).num("page_lines", page_lines);
+    r.str("design", quads ? "quads" : "colours").num("q", h.q).num("words", h.words).num("chunk", chunk)
+        .num("slots", (double)S).num("lines", (double)nx).num("pages", npages).num("page_lines", page_lines);
     put_array(r, "refs", 80, "%.0f", [&](size_t s) { return (double)kPageRefs[s] * 128; });
     put_array(r, "codes", 40, "%.0f", [&](size_t a) { return (double)kPageCodes[a]; });
     put_array(r, "sample", nx, "%.0f", [&](size_t i) { return (double)kPageSample[i] * 128; });
+    put_array(r, "slot_family", S, "%.0f", [&](size_t i) { return (double)slot_family[i]; });
     put_array(r, "slot_bit", S, "%.0f", [&](size_t i) { return (double)slot_bit[i]; });
     put_array(r, "slot_side", S, "%.0f", [&](size_t i) { return (double)slot_side[i]; });
     r.s += ", \"slot_slices\": [";

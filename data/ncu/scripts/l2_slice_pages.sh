@@ -23,6 +23,11 @@
 #   both H100 tables for slices, quads and partitions (the pages' own maxima summed, the most any relabelling of the
 #   pages could give, reached only -0.28 / -0.24 and followed the pitch). The bad GEMM pitches 22016 / 31744 / 33792 B
 #   are no more uneven than the good 16384 / 18432 / 32768.
+# After the first call (card 1652124109629, 2026-11-27 22:41 UTC), which stopped at the calibration, the expectation
+# above unchanged: there reference 0 with reference 4 (another quad of the one-page map) ran at the slow level (80.7
+# us against 42.6 alone) and with reference 2 (its neighbour there) fast (41.9): the buffer's first page does not keep
+# the measured page's quads. The calibration now takes the fast level as the median over 24 reference pairs and the
+# slow one from lines ^ 1, and the slot families come from the reference pairs as measured (mb_pitch.cu, step 2).
 # Outputs gzipped (the records without and with the raw times). Binary built on the GPU machine.
 # Usage: l2_slice_pages.sh H100|H200.
 set -u
