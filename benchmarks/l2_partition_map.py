@@ -163,13 +163,13 @@ def clusters(values: np.ndarray, gap: float, min_share: float = 0.005) -> list[t
 
 
 # ---------------------------------------------------------------- GF(2)
+_PARITY16 = np.array([bin(i).count("1") & 1 for i in range(1 << 16)], dtype=np.int64)   # parity of a 16-bit word
+
+
 def parity(x: np.ndarray | int, mask: int) -> np.ndarray | int:
-    """Parity of x & mask (elementwise for arrays)."""
+    """Parity of x & mask (elementwise for arrays; x & mask >= 0): the four 16-bit words' parities XOR'd."""
     y = np.asarray(x, dtype=np.int64) & mask
-    p = np.zeros_like(y)
-    while np.any(y):
-        p ^= y & 1
-        y = y >> 1
+    p = _PARITY16[y & 0xFFFF] ^ _PARITY16[(y >> 16) & 0xFFFF] ^ _PARITY16[(y >> 32) & 0xFFFF] ^ _PARITY16[y >> 48]
     return p if isinstance(x, np.ndarray) else int(p)
 
 
