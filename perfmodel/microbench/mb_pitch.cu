@@ -34,8 +34,14 @@
 //  - L2 slices over many pages (--l2-slice-pages, the thirtieth session): a sample of lines in each of many 2 MiB
 //    pages of a buffer allocated as mb_tma --box-pitch-table's, each against chunks of references of the 80 slices
 //    the slice map found in one page: how a line's slice moves from page to page. Records "l2_slice_pages_*".
+//  - HBM channel map (--hbm-channel-map, the thirtieth session): how evenly a pitched column of rows spreads over the
+//    DRAM channels. Every SM streams R rows x W bytes of an 8 GiB buffer (ld.global.cg, each line once a launch, about
+//    256 MiB a launch, far beyond the L2) column by column (the lines r x P + k x 128 of all rows for k, then k + 1:
+//    the GEMM's in-step reads) or row by row (the same bytes in address order). A column on few channels streams at
+//    their rate. Pitches 2^b (b = 7..30: which address bits move the channel) and the box-pitch tables' aligned
+//    pitches of 16-64 KB. Records "hbm_map_*".
 // Usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | --lag [--ncu | --fine] | --slice-probe |
-//                  --l2-latency-map | --l2-slice-map | --l2-slice-pages]
+//                  --l2-latency-map | --l2-slice-map | --l2-slice-pages | --hbm-channel-map]
 //   (--profile: a few short launches for ncu's L2 counters)
 #include "mb_tma_common.cuh"
 
@@ -315,6 +321,26 @@ __global__ void __launch_bounds__(512) l2_hammer_kernel(uint32_t* buf, const uin
   uint32_t* p = buf + (size_t)lines[w % n] * 32 + ((lane + w / n * words) & 31);
 #pragma unroll 8
   for (int i = 0; i < iters; ++i) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
+}
+
+// hbm_stream_kernel (--hbm-channel-map): reads rows x width bytes at row pitch `pitch` once, 16 bytes a thread and
+// load, 8 threads a 128-byte line. Line L of the order: column-major (col = 1) is row L mod rows, k-block L / rows;
+// row-major (col = 0) is row L / kpr, k-block L mod kpr (kpr = width / 128). Two loads in flight a thread.
+__global__ void __launch_bounds__(512) hbm_stream_kernel(const uint8_t* __restrict__ base, uint64_t pitch,
+                                                         uint32_t rows, uint32_t kpr, int col, uint32_t* sink) {
+  const uint64_t n = (uint64_t)rows * kpr * 8, step = (uint64_t)gridDim.x * blockDim.x;
+  uint32_t x = 0;
+  auto addr = [&](uint64_t q) {
+    const uint32_t L = (uint32_t)(q >> 3), d = col ? L / rows : L / kpr, m = L - d * (col ? rows : kpr);
+    return base + (uint64_t)(col ? m : d) * pitch + (uint64_t)(col ? d : m) * 128 + (q & 7) * 16;
+  };
+  uint64_t q = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+  for (; q + step < n; q += 2 * step) {
+    const uint4 a = ldcg(addr(q)), b = ldcg(addr(q + step));
+    x ^= a.x ^ b.y;
+  }
+  if (q < n) x ^= ldcg(addr(q)).z;
+  if (x == 0x9e3779b9u) sink[0] = x;
 }
 
 // ---------------------------------------------------------------- host
@@ -1357,9 +1383,67 @@ static void bench_l2_slice_pages(int sms) {
   release();
 }
 
+// --hbm-channel-map (the thirtieth session: the H100's L2 partitions and slices are even at its bad pitches; are its
+// HBM channels?): hbm_stream_kernel over an 8 GiB buffer (2 MiB-aligned, random), sms x 4 blocks of 512 threads. For
+// pitch P: rows R = min(max(16896, 256 MiB / P), 8 GiB / P) (16896 = 132 x 128, the box-pitch tables' rows), width
+// W = min(P, 256 MiB / R) in 128 B. Each measurement: one untimed launch, then 5 timed by events; "hbm_map_rate"
+// gives the median (lo, hi) GB/s. Every launch reads W x R bytes (256 MiB for P >= 16 KB) once, so all but the L2's
+// last 50 MB of the previous launch come from HBM. Per-bit strides P = 2^b (b = 7..30) both orders, then every aligned
+// pitch of 16-64 KB in 3 rounds (column order; row order for the first). Stops at a deadline 100 s after the start.
+static void bench_hbm_channel_map(int sms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const size_t bytes = (size_t)8 << 30, vol = (size_t)256 << 20;
+  uint8_t* raw;
+  uint8_t* buf = alloc_page_aligned(bytes, &raw);
+  fill_random_u16<<<8192, 256>>>((uint16_t*)buf, bytes / 2, 21);
+  uint32_t* sink;
+  CK(cudaMalloc(&sink, 4));
+  CK_LAUNCH();
+  const int grid = sms * 4, block = 512, reps = 5;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  Rec("hbm_map_setup").num("buffer_bytes", (double)bytes).num("base_mod_2m", (double)((uintptr_t)buf % kPage))
+      .num("grid", grid).num("block", block).num("reps", reps).num("volume", (double)vol).emit();
+  auto measure = [&](const char* kind, int round, uint64_t P, int col) {
+    const uint32_t rows = (uint32_t)std::min<uint64_t>(std::max<uint64_t>(16896, vol / P), bytes / P);
+    const uint64_t w = std::max<uint64_t>(128, std::min<uint64_t>(P, vol / rows) / 128 * 128);
+    const uint32_t kpr = (uint32_t)(w / 128);
+    std::vector<double> gbps;
+    for (int i = 0; i <= reps; ++i) {
+      CK(cudaEventRecord(e0));
+      hbm_stream_kernel<<<grid, block>>>(buf, P, rows, kpr, col, sink);
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      CK_LAUNCH();
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (i) gbps.push_back((double)rows * w / (ms * 1e6));
+    }
+    std::sort(gbps.begin(), gbps.end());
+    Rec("hbm_map_rate").str("kind", kind).num("round", round).num("pitch", (double)P).num("rows", rows)
+        .num("width", (double)w).num("col", col).num("gbps", median(gbps)).num("gbps_lo", gbps.front())
+        .num("gbps_hi", gbps.back()).emit();
+  };
+  const auto deadline = t0 + std::chrono::seconds(100);
+  bool stopped = false;
+  for (int col = 1; col >= 0; --col)
+    for (int b = 7; b <= 30; ++b) measure("bit", 0, (uint64_t)1 << b, col);
+  for (int round = 0; round < 3 && !stopped; ++round)
+    for (uint64_t P = 16384; P <= 65536 && !stopped; P += 128) {
+      measure("pitch", round, P, 1);
+      if (round == 0) measure("pitch", round, P, 0);
+      stopped = std::chrono::steady_clock::now() > deadline;
+    }
+  Rec("hbm_map_stop").num("stopped_at_deadline", stopped)
+      .num("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()).emit();
+  cudaFree(raw);
+  cudaFree(sink);
+}
+
 int main(int argc, char** argv) {
   bool profile = false, window = false, fine = false, ncu = false, lag = false, slice = false, l2map = false,
-       slicemap = false, slicepages = false;
+       slicemap = false, slicepages = false, hbmmap = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) g_quick = true;
     else if (!strcmp(argv[i], "--profile")) profile = true;
@@ -1371,8 +1455,10 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--l2-latency-map")) l2map = true;
     else if (!strcmp(argv[i], "--l2-slice-map")) slicemap = true;
     else if (!strcmp(argv[i], "--l2-slice-pages")) slicepages = true;
+    else if (!strcmp(argv[i], "--hbm-channel-map")) hbmmap = true;
     else die("unknown argument %s (usage: mb_pitch [--quick] [--profile | --window [--fine | --ncu] | "
-             "--lag [--ncu | --fine] | --slice-probe | --l2-latency-map | --l2-slice-map | --l2-slice-pages])",
+             "--lag [--ncu | --fine] | --slice-probe | --l2-latency-map | --l2-slice-map | --l2-slice-pages | "
+             "--hbm-channel-map])",
              argv[i]);
   }
   emit_device_record();
@@ -1386,6 +1472,10 @@ int main(int argc, char** argv) {
   }
   if (slicepages) {
     bench_l2_slice_pages(sm_count());
+    return 0;
+  }
+  if (hbmmap) {
+    bench_hbm_channel_map(sm_count());
     return 0;
   }
   Ctx ctx;
