@@ -643,6 +643,17 @@ static void put_array(Rec& r, const char* key, size_t n, const char* fmt, F v) {
   r.s += "]";
 }
 
+// ", key: [[a, b, ...], [...], ...]": a record's list of integer lists (the slice probes' slots).
+static void put_nested(Rec& r, const char* key, const std::vector<std::vector<int>>& v) {
+  r.s += std::string(", \"") + key + "\": [";
+  for (size_t i = 0; i < v.size(); ++i) {
+    r.s += i ? ", [" : "[";
+    for (size_t j = 0; j < v[i].size(); ++j) r.s += (j ? ", " : "") + std::to_string(v[i][j]);
+    r.s += "]";
+  }
+  r.s += "]";
+}
+
 // --l2-latency-map (the twenty-ninth session: the H100's bad row pitches follow the address mapping of the lines in
 // flight; the ncu slice probe gave no per-slice counts): l2_latency_kernel over a 16 MiB buffer (zeroed, its base on a
 // 2 MiB boundary), warmed before every launch. "main": from each of ten SMs (smid 0, 1, 16, 30, 50, 66, 80, 100, 115,
@@ -1037,13 +1048,7 @@ static void bench_l2_slice_map(int sms) {
     put_array(rec, "codes", K, "%.0f", [&](size_t i) { return (double)code[i]; });
     put_array(rec, "slot_bit", S, "%.0f", [&](size_t i) { return (double)slot_bit[i]; });
     put_array(rec, "slot_side", S, "%.0f", [&](size_t i) { return (double)slot_side[i]; });
-    rec.s += ", \"slot_classes\": [";
-    for (size_t i = 0; i < S; ++i) {
-      rec.s += i ? ", [" : "[";
-      for (size_t j = 0; j < slots[i].size(); ++j) rec.s += (j ? ", " : "") + std::to_string(slots[i][j]);
-      rec.s += "]";
-    }
-    rec.s += "]";
+    put_nested(rec, "slot_classes", slots);
     rec.emit();
   }
   int decoded = 0, unknown = 0, sample_same = 0, sample_n = 0, done = 0;
@@ -1339,13 +1344,7 @@ static void bench_l2_slice_pages(int sms) {
     put_array(r, "slot_family", S, "%.0f", [&](size_t i) { return (double)slot_family[i]; });
     put_array(r, "slot_bit", S, "%.0f", [&](size_t i) { return (double)slot_bit[i]; });
     put_array(r, "slot_side", S, "%.0f", [&](size_t i) { return (double)slot_side[i]; });
-    r.s += ", \"slot_slices\": [";
-    for (size_t i = 0; i < S; ++i) {
-      r.s += i ? ", [" : "[";
-      for (size_t j = 0; j < slots[i].size(); ++j) r.s += (j ? ", " : "") + std::to_string(slots[i][j]);
-      r.s += "]";
-    }
-    r.s += "]";
+    put_nested(r, "slot_slices", slots);
     r.emit();
   }
   size_t done = 0;
