@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from l2_partition_map import TABLES, _name, read_table, read_text  # noqa: E402
 
-from perfmodel.calibration.stats import spearman  # noqa: E402
+from perfmodel.calibration.stats import partial_spearman, spearman  # noqa: E402
 from perfmodel.errors import PerfmodelError  # noqa: E402
 from perfmodel.microbench import MicrobenchError  # noqa: E402
 from perfmodel.microbench.runner import parse_records  # noqa: E402
@@ -87,13 +87,6 @@ def read_run(path: Path) -> Run:
     if 1 not in pitch:
         raise PerfmodelError(f"{_name(path)}: no column-order pitch records")
     return Run(gpu, bits, pitch)
-
-
-def partial_spearman(x: list[float], y: list[float], z: list[float]) -> float:
-    """Spearman of x and y with z partialled out (from the three pairwise rank correlations)."""
-    rxy, rxz, ryz = spearman(x, y), spearman(x, z), spearman(y, z)
-    d = (1 - rxz ** 2) * (1 - ryz ** 2)
-    return (rxy - rxz * ryz) / math.sqrt(d) if d > 0 else float("nan")
 
 
 def correlations(run: Run, table: dict[int, float]) -> dict[str, float]:

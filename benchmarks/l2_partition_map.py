@@ -279,13 +279,18 @@ def read_table(folder: Path, box_rows: int) -> tuple[str, int, dict[int, float]]
     return gpu, ctas, {k: float(np.mean(v)) for k, v in sorted(per.items())}
 
 
+def instep_offsets(pitch: int, rows: int, lines_per_row: int) -> np.ndarray:
+    """The byte offsets r x pitch + j x 128 of a box's in-step lines, shape (rows, lines_per_row)."""
+    return (np.arange(rows, dtype=np.int64)[:, None] * pitch
+            + np.arange(lines_per_row, dtype=np.int64)[None, :] * 128)
+
+
 def imbalance(pitch: int, rows: int, lines_per_row: int, mask: int, page_mask: int = 0) -> tuple[float, float, float]:
     """Over the lines r x pitch + j x 128 (r < rows, j < lines_per_row), by parity(address bits 7..20 & mask): (a)
     |far - near| / lines with every 2 MiB page at flip 0, (b) the sum over pages of each page's |far - near| / lines
     (the most any flips of the pages could give), (c) |far - near| / lines with page p flipped by parity(p &
     page_mask) (the measured buffer's page flips carried over to another allocation: an assumption)."""
-    off = (np.arange(rows, dtype=np.int64)[:, None] * pitch + np.arange(lines_per_row, dtype=np.int64)[None, :] * 128)
-    off = off.reshape(-1)
+    off = instep_offsets(pitch, rows, lines_per_row).reshape(-1)
     h = parity((off >> LINE_BITS) & ((1 << NBITS) - 1), mask)
     s = 2 * h - 1
     pages = off >> PAGE_BITS

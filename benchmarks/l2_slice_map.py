@@ -46,8 +46,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from l2_partition_map import (LINE_BITS, NBITS, PAGE_BITS, TABLES, _name, bits_of, clusters,  # noqa: E402
-                              constant_runs, load_map, otsu, parity, read_table, read_text)
-from perfmodel.calibration.stats import spearman  # noqa: E402
+                              constant_runs, instep_offsets, load_map, otsu, parity, read_table,
+                              read_text)
+from perfmodel.calibration.stats import partial_spearman, spearman  # noqa: E402
 from perfmodel.errors import PerfmodelError  # noqa: E402
 from perfmodel.microbench import MicrobenchError  # noqa: E402
 from perfmodel.microbench.runner import parse_records  # noqa: E402
@@ -277,21 +278,23 @@ def pitch_imbalance(pitch: int, rows: int, lines_per_row: int, labels: np.ndarra
     """(a) max / mean of the in-step lines' counts over the labels (page map for every page), (s) the same per k-block
     step j averaged, (b) the pages' own maxima summed over the overall mean."""
     g = int(labels.max()) + 1
-    off = (np.arange(rows, dtype=np.int64)[:, None] * pitch
-           + np.arange(lines_per_row, dtype=np.int64)[None, :] * 128)
+    off = instep_offsets(pitch, rows, lines_per_row)
     lab = labels[(off >> LINE_BITS) & (PAGE_LINES - 1)]
-    c = np.bincount(lab.ravel(), minlength=g)
-    step = np.mean([np.bincount(lab[:, j], minlength=g).max() / (rows / g) for j in range(lines_per_row)])
+    a, step = spread(lab, g)
     pages = (off >> PAGE_BITS).ravel()
     pages -= pages.min()
     pc = np.bincount(pages * g + lab.ravel(), minlength=(int(pages.max()) + 1) * g).reshape(-1, g)
-    return float(c.max() / c.mean()), float(step), float(pc.max(axis=1).sum() / (off.size / g))
+    return a, step, float(pc.max(axis=1).sum() / (off.size / g))
 
 
-def partial_spearman(x, y, z) -> float:
-    rxy, rxz, ryz = spearman(x, y), spearman(x, z), spearman(y, z)
-    den = ((1 - rxz ** 2) * (1 - ryz ** 2)) ** 0.5
-    return (rxy - rxz * ryz) / den if den > 0 else float("nan")
+def spread(lab: np.ndarray, g: int) -> tuple[float, float]:
+    """(a) max / mean of the counts of labels 0..g-1 over the in-step lines' labels lab (rows, lines_per_row), (s) the
+    same per k-block step j (a column of lab), averaged."""
+    rows, lines_per_row = lab.shape
+    c = np.bincount(lab.ravel(), minlength=g)
+    per = np.bincount((lab + g * np.arange(lines_per_row)[None, :]).ravel(),
+                      minlength=g * lines_per_row).reshape(lines_per_row, g)
+    return float(c.max() / c.mean()), float(np.mean(per.max(axis=1) / (rows / g)))
 
 
 # ---------------------------------------------------------------- the report

@@ -49,11 +49,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from l2_partition_map import (LINE_BITS, PAGE_BITS, TABLES, _name, load_map, otsu, parity,  # noqa: E402
-                              read_table, read_text)
+from l2_partition_map import (LINE_BITS, PAGE_BITS, TABLES, _name, instep_offsets, load_map, otsu,  # noqa: E402
+                              parity, read_table, read_text)
 from l2_slice_map import (DATA as MAP_DATA, LATENCY, PAGE_LINES, PARTITION_MASK, constant_masks,  # noqa: E402
-                          decode_group, load_run, neighbours, pair_levels, partial_spearman, slot_matrix)
-from perfmodel.calibration.stats import spearman  # noqa: E402
+                          decode_group, load_run, neighbours, pair_levels, slot_matrix, spread)
+from perfmodel.calibration.stats import partial_spearman, spearman  # noqa: E402
 from perfmodel.errors import PerfmodelError  # noqa: E402
 from perfmodel.microbench import MicrobenchError  # noqa: E402
 from perfmodel.microbench.runner import parse_records  # noqa: E402
@@ -396,8 +396,7 @@ def imbalance(pitch: int, rows: int, lines_per_row: int, m_map: np.ndarray, maps
     """Per group, (a) max / mean of the in-step lines' counts over the groups of labels ((s) the same per step j,
     averaged), with page p's label of line x = maps[p, m_map[x]]; None if a page is unknown. group 1: slices; 4: quads
     (quad[label], default label // 4); 0: the partition (label & 1)."""
-    off = (np.arange(rows, dtype=np.int64)[:, None] * pitch
-           + np.arange(lines_per_row, dtype=np.int64)[None, :] * 128)
+    off = instep_offsets(pitch, rows, lines_per_row)
     pg = off >> PAGE_BITS
     if pg.max() >= len(maps):
         return None
@@ -551,8 +550,7 @@ def xor_offsets(npages: int, gens: dict[int, int], base_page: int = 0, d_base: i
 def imbalance_xor(pitch: int, rows: int, lines_per_row: int, m_map: np.ndarray,
                   d_pages: np.ndarray) -> list[tuple[float, float]] | None:
     """As imbalance, with page p's slice of line x = m(x ^ d_pages[p]); None past the pages given."""
-    off = (np.arange(rows, dtype=np.int64)[:, None] * pitch
-           + np.arange(lines_per_row, dtype=np.int64)[None, :] * 128)
+    off = instep_offsets(pitch, rows, lines_per_row)
     pg = off >> PAGE_BITS
     if pg.max() >= len(d_pages):
         return None
@@ -565,13 +563,7 @@ def group_counts(full: np.ndarray, rows: int, lines_per_row: int,
     """(a, s) over the slices, the quads (quad[label], default label // 4) and the partitions (label & 1) of the
     labels of the in-step lines (rows, lines_per_row)."""
     quad = np.arange(NSLICES) // 4 if quad is None else quad
-    out = []
-    for lab, g in ((full, NSLICES), (quad[full], NSLICES // 4), (full & 1, 2)):
-        c = np.bincount(lab.ravel(), minlength=g)
-        per = np.bincount((lab + g * np.arange(lines_per_row)[None, :]).ravel(),
-                          minlength=g * lines_per_row).reshape(lines_per_row, g)
-        out.append((float(c.max() / c.mean()), float(np.mean(per.max(axis=1) / (rows / g)))))
-    return out
+    return [spread(lab, g) for lab, g in ((full, NSLICES), (quad[full], NSLICES // 4), (full & 1, 2))]
 
 
 # ---------------------------------------------------------------- the report
