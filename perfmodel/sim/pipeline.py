@@ -70,8 +70,7 @@ class SmSim:
         self.math_busy = self.smem_busy = 0.0
         self.occ = p.instr_cycles
         self.snapshots: dict = {}
-        self.marks = marks               # (tile, k) keys to snapshot; None: all
-        # the same by tile, {tile: k-blocks} (a per-stage test of an int, not of a (tile, k) tuple); None: all
+        # the (tile, k) keys to snapshot by tile, {tile: k-blocks} (a per-stage test of an int); None: all
         self.mark_ks: dict | None = None
         if marks is not None:
             self.mark_ks = {}
