@@ -57,12 +57,14 @@ def rows(path: pathlib.Path):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("files", nargs="*", help="probe JSONL files (default: data/ncu/*/*probe*.jsonl)")
+    ap.add_argument("files", nargs="*", help="probe JSONL files (default: data/ncu/*/*probe*.jsonl, stored plain, "
+                                             ".xz or .gz)")
     ap.add_argument("--sms", action="store_true", help="print the fast CTAs' SM ids of each row's first launch")
     a = ap.parse_args(argv)
     files = [pathlib.Path(f) for f in a.files] or [pathlib.Path(f) for f in
                                                     sorted(glob.glob(str(ROOT / "data/ncu/*/*probe*.jsonl"))
-                                                           + glob.glob(str(ROOT / "data/ncu/*/*probe*.jsonl.gz")))]
+                                                           + glob.glob(str(ROOT / "data/ncu/*/*probe*.jsonl.gz"))
+                                                           + glob.glob(str(ROOT / "data/ncu/*/*probe*.jsonl.xz")))]
     for f in files:
         try:
             found = list(rows(f))

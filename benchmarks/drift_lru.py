@@ -1,6 +1,6 @@
 """Replay the CTAs' own progress through an LRU L2 and compare the HBM reads with ncu's for the same execution.
 
-    python3 benchmarks/drift_lru.py [--capacity-mb 21,26,31] [--file data/ncu/drift_lru/drift_ncu.jsonl.gz]
+    python3 benchmarks/drift_lru.py [--capacity-mb 21,26,31] [--file data/ncu/drift_lru/drift_ncu.jsonl]
 
 Each row of the file (data/ncu/scripts/drift_lru.py, 2026-11-27) is ONE launch of a study build of our GEMM: ncu's
 dram__bytes_read of it (a single-pass metric set, so the bytes and the samples come from the same execution) and the
@@ -38,7 +38,7 @@ import _jsonl  # noqa: E402
 from perfmodel.config import Raster  # noqa: E402
 from perfmodel.sim.scheduler import tile_coords  # noqa: E402
 
-DEFAULT_FILE = "data/ncu/drift_lru/drift_ncu.jsonl.gz"
+DEFAULT_FILE = "data/ncu/drift_lru/drift_ncu.jsonl"     # stored as .xz: _jsonl reads it by this name
 UNITS = {"b": 1.0, "Kb": 1e3, "Mb": 1e6, "Gb": 1e9, "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
 SAMPLES = 128          # progress samples a CTA (PM_PRODUCER_SAMPLES)
 FAST = 0.9             # a CTA whose time a k-block is below this of the median's is of the fast class

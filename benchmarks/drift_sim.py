@@ -1,6 +1,6 @@
 """A research simulation of the long-K drift: every CTA's ring, each SM's own path to the L2, merging and an LRU.
 
-    python3 benchmarks/drift_sim.py [--file data/ncu/drift_lru/drift_ncu.jsonl.gz] [--gpu h100-sxm]
+    python3 benchmarks/drift_sim.py [--file data/ncu/drift_lru/drift_ncu.jsonl] [--gpu h100-sxm]
 
 NOT part of the model. It is the twenty-fifth session's second try at the feedback that sets the CTAs' progress (docs/
 calibrate.md, "The twenty-fifth session"). It is kept so the next try starts from it, with its shortfall printed.

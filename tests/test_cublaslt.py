@@ -3,6 +3,7 @@ import json
 import math
 import pathlib
 import re
+import sys
 
 import pytest
 
@@ -15,12 +16,15 @@ from perfmodel.interop.cublaslt import CublasLtInteropError, FIELDS, predict_alg
 from perfmodel.problem import DType
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import _jsonl  # noqa: E402   (data/cublaslt/*_cublaslt.jsonl is stored as .xz)
+
 H100 = load_hardware("h100-sxm")
 NAMES = ROOT / "data/cublaslt/h100_kernel_names.jsonl"
 
 
 def _rows(path):
-    return [json.loads(ln) for ln in path.read_text().splitlines()[1:] if ln.strip()]
+    return [json.loads(ln) for ln in _jsonl.lines(path)[1:] if ln.strip()]
 
 
 def test_registered():

@@ -9,6 +9,7 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
+import _jsonl  # noqa: E402
 import drift_lru  # noqa: E402
 
 CMD = [sys.executable, str(ROOT / "benchmarks" / "drift_lru.py")]
@@ -64,9 +65,7 @@ def test_the_estimate_counts_first_reads_in_step_and_more_when_a_sharer_lags():
 
 
 def test_a_malformed_row_is_one_line_and_the_rest_still_reported(tmp_path):
-    good = (ROOT / "data/ncu/drift_lru_h100b/drift_ncu.jsonl.gz")
-    import gzip
-    first = gzip.open(good, "rt").readline()
+    first = _jsonl.lines(ROOT / "data/ncu/drift_lru_h100b/drift_ncu.jsonl")[0] + "\n"     # stored as .xz
     bad = tmp_path / "mixed.jsonl"
     bad.write_text('[1, 2]\n{"shape": "x", "config_name": "y", "program": {"cta_samples": [[1]]}, "launches": [{}]}\n'
                    + first)

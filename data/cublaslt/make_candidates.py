@@ -3,10 +3,16 @@ every distinct algorithm configuration cuBLASLt accepted (AlgoCheck) and ran cor
 whatever the shape it was drawn for, and per algorithm id the minimum operand alignment it reported.
 
     python3 data/cublaslt/make_candidates.py data/cublaslt/h100_cublaslt.jsonl configs/cublaslt/h100-sxm.toml
+
+The dataset may be stored compressed (h100_cublaslt.jsonl.xz): it is named by its uncompressed name and read with
+benchmarks/_jsonl.py.
 """
 import json
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _jsonl  # noqa: E402
 
 COLUMNS = ["algo_id", "tile_id", "tile", "stages_id", "stages", "stage_k", "stage_count", "splitk",
            "reduction_scheme", "swizzle", "custom_option", "cluster_id", "cluster", "inner_shape_id"]
@@ -17,7 +23,7 @@ def toml_value(v):
 
 
 def main(src: str, dst: str) -> None:
-    lines = Path(src).read_text().splitlines()
+    lines = _jsonl.lines(src)
     head = json.loads(lines[0])["header"]
     rows = [json.loads(ln) for ln in lines[1:] if ln.strip()]
     out = [f"# cuBLASLt {head['cublaslt_version']} algorithm configurations accepted on {head['gpu_name']} "
