@@ -11,8 +11,8 @@ from perfmodel.calibration.fit import load_split, split
 from perfmodel.calibration.report import add_predictions, measured_frame
 from perfmodel.config import KernelConfig
 from perfmodel.hardware import load_hardware
-from perfmodel.prediction.caveats import (FEW_SHARER_ROWS, HBM_HEAVY_ACTIVITY, SHORT_KERNEL_S, SKINNY_M, caveats,
-                                          skinny_ctas)
+from perfmodel.prediction.caveats import (FEW_SHARER_ROWS, HBM_HEAVY_ACTIVITY, SHORT_KERNEL_S, SKINNY_M,
+                                          WIDE_K_MAX_STAGES, WIDE_K_ROW_BYTES, caveats, skinny_ctas)
 from perfmodel.prediction.predict import predict
 from perfmodel.problem import make_problem
 
@@ -257,3 +257,46 @@ def test_the_few_sharer_caveat_follows_the_tile_rows():
         assert "few-sharer-64-row-tiles" not in _keys(shape, s5)[0]
     keys, _ = _keys("256x4096x14336", "128x128x64_i64x128x16_cg1_cl1x1_mc0_s6_sw128-128_wg2_acc1_pm8_etma")
     assert "few-sharer-64-row-tiles" not in keys
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
+def test_the_wide_k_block_figures_hold_on_the_calibration_half(gpu):
+    """"29% (H100) / 26% (H200) slower than predicted at 2 stages, up to 56%, and 10% / 8% slower at 3 ...; 32 in 36
+    (H100) / 25 in 34 (H200) more than 10% off, where their twins with 128-byte k-block rows at 2-3 stages are within
+    1% (H100) / 3% (H200) on average"."""
+    cal = _calibration(gpu)
+    wide = cal["caveats"].str.contains("wide-k-block-shallow-ring")
+    stages = pd.Series([KernelConfig.from_name(n).stages for n in cal["config_name"]], index=cal.index)
+    two, three = cal[wide & (stages == 2)], cal[wide & (stages == 3)]
+    assert len(two) >= 25 and len(three) >= 8
+    lo, hi = (0.27, 0.31) if gpu == "h100-sxm" else (0.24, 0.28)
+    assert lo <= two["rel_err"].mean() <= hi
+    lo, hi = (0.09, 0.12) if gpu == "h100-sxm" else (0.07, 0.10)
+    assert lo <= three["rel_err"].mean() <= hi
+    assert 0.54 <= cal[wide]["rel_err"].max() <= 0.57
+    share = (cal[wide]["rel_err"].abs() > 0.10).mean()
+    assert (0.85 <= share <= 0.92) if gpu == "h100-sxm" else (0.70 <= share <= 0.77)
+    rows128 = pd.Series([KernelConfig.from_name(n).tile_k for n in cal["config_name"]], index=cal.index) * \
+        cal["dtype"].map({"bf16": 2, "e4m3": 1})
+    sw128 = pd.Series([KernelConfig.from_name(n).swizzle_a.value == "128" for n in cal["config_name"]], index=cal.index)
+    twins = cal[(rows128 == 128) & (stages <= WIDE_K_MAX_STAGES) & sw128]
+    assert len(twins) >= 30 and abs(twins["rel_err"].mean()) <= (0.01 if gpu == "h100-sxm" else 0.03)
+
+
+def test_the_wide_k_block_caveat_follows_the_row_bytes_and_the_ring():
+    """256-byte k-block rows (bf16 x 128, fp8 x 256) at 2-3 stages get it; 128-byte rows, 4 stages and narrower
+    swizzles do not."""
+    assert (WIDE_K_ROW_BYTES, WIDE_K_MAX_STAGES) == (256, 3)
+    on = [("128x256x128_i64x256x16_cg1_cl2x1_mc1_s2_sw128-128_wg2_acc1_pm8_etma", "bf16"),
+          ("128x128x128_i64x128x16_cg1_cl1x1_mc0_s3_sw128-128_wg2_acc1_pm8_etma", "bf16"),
+          ("128x256x256_i64x256x32_cg1_cl1x1_mc0_s2_sw128-128_wg2_acc1_pm8_etma", "fp8")]
+    off = [("128x256x64_i64x256x16_cg1_cl1x1_mc0_s2_sw128-128_wg2_acc1_pm8_etma", "bf16"),
+           ("128x256x128_i64x256x32_cg1_cl1x1_mc0_s2_sw128-128_wg2_acc1_pm8_etma", "fp8"),
+           ("128x128x128_i64x128x16_cg1_cl1x1_mc0_s4_sw128-128_wg2_acc1_pm8_etma", "bf16"),
+           ("128x256x128_i64x256x16_cg1_cl1x1_mc0_s2_sw64-64_wg2_acc1_pm8_etma", "bf16")]
+    for name, dtype in on:
+        assert "wide-k-block-shallow-ring" in _keys("8192x8192x8192", name, dtype)[0], name
+    for name, dtype in off:
+        cfg = KernelConfig.from_name(name)
+        keys = {c.key for c in caveats(make_problem("8192x8192x8192", dtype), cfg, H100, "tensor_core")}
+        assert "wide-k-block-shallow-ring" not in keys, name

@@ -32,6 +32,10 @@ HBM_HEAVY_ACTIVITY = 0.6
 # panel: the busiest GPC's loads hold them where the model sees the tensor core (the few-sharer caveat)
 FEW_SHARER_TILE_M = 64
 FEW_SHARER_ROWS = (2, 4)
+# A k-block whose operand rows span at least this many bytes (two or more 128-byte swizzle boxes a row) in a ring of
+# at most WIDE_K_MAX_STAGES stages fills slower than the model lands it (the wide-k-block-shallow-ring caveat)
+WIDE_K_ROW_BYTES = 256
+WIDE_K_MAX_STAGES = 3
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,20 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "slower than predicted on the calibration half, up to 14%, and at 8192^3 and 4096x14336x4096 they ran "
             "1-5% below the same tiles with 128-byte rows that the model ranks within 0.5% (tune --validate-top, "
             "2026-11-25): prefer the 128B twin on a near tie (the L2 tag pipeline of 64-byte rows, docs/model.md)"))
+    k_row_bytes = cfg.tile_k * min(problem.a_elem_bytes, problem.b_elem_bytes)
+    if (cfg.stages <= WIDE_K_MAX_STAGES and k_row_bytes >= WIDE_K_ROW_BYTES
+            and cfg.swizzle_a is Swizzle.B128 and cfg.swizzle_b is Swizzle.B128):
+        out.append(Caveat(
+            "wide-k-block-shallow-ring",
+            f"{k_row_bytes:.0f}-byte k-block rows (two or more 128-byte swizzle boxes an operand row) in a "
+            f"{cfg.stages}-stage ring: such rings measured 29% (H100) / 26% (H200) slower than predicted at 2 stages, "
+            "up to 56%, and 10% / 8% slower at 3 (calibration half: configs/sweeps/sm90_calib47.toml, sm90_calib48.toml "
+            "and tune's validated top-8; 32 in 36 (H100) / 25 in 34 (H200) more than 10% off), where their twins with "
+            "128-byte k-block rows at 2-3 stages are within 1% (H100) / 3% (H200) on average. On the GPU a stage in "
+            "flight fills at about 20-27 bytes a cycle a SM whatever its bytes (32-96 KB) or boxes (2, 4 or 8), so a "
+            "2-stage ring of 96 KB stages runs no faster than one of 48 KB; the model lands the larger stage in about "
+            "the same latency and gains from the longer MMA batch. Not modelled yet: prefer the narrower k-block "
+            "(64 bf16 / 128 fp8 elements) at 3-4 stages"))
     tile_rows = math.ceil(problem.m / cfg.tile_m)
     if (cfg.tile_m == FEW_SHARER_TILE_M and cfg.consumers == 1 and cfg.cluster_size == 1
             and FEW_SHARER_ROWS[0] <= tile_rows <= FEW_SHARER_ROWS[1]):
@@ -163,4 +181,5 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
     return tuple(out)
 
 
-__all__ = ["Caveat", "FEW_SHARER_ROWS", "FEW_SHARER_TILE_M", "HBM_HEAVY_ACTIVITY", "caveats", "skinny_ctas"]
+__all__ = ["Caveat", "FEW_SHARER_ROWS", "FEW_SHARER_TILE_M", "HBM_HEAVY_ACTIVITY", "WIDE_K_MAX_STAGES",
+           "WIDE_K_ROW_BYTES", "caveats", "skinny_ctas"]
