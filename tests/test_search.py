@@ -450,3 +450,17 @@ def test_cli_target_alone_keeps_going_until_the_study_holds_n_then_a_rerun_finis
     doc = json.loads(capsys.readouterr().out)
     assert doc["study_complete_trials"] == 9 and doc["stats"]["completed"] == 5
     assert "9 complete trials" in doc["stats"]["stopped"]
+
+
+def test_cli_tune_names_the_caveats_of_its_top_configurations(capsys):
+    """A top configuration in a region where the measurements show the model off carries that caveat's key (a 2-stage
+    ring of 256-byte k-block rows: wide-k-block-shallow-ring), in the JSON and in the table; one outside none."""
+    argv = ["tune", "--gpu", "h100-sxm", "--problem", "2048x2048x2048", "--storage", "memory", "--top", "1",
+            "--set", "stages=2", "--set", "tile_m=128", "--set", "tile_n=256", "--set", "consumers=2",
+            "--set", "cluster=1x1", "--set", "swizzle=128"]
+    assert main(argv + ["--set", "tile_k=128", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["top"][0]["caveats"] == ["wide-k-block-shallow-ring"]
+    assert main(argv + ["--set", "tile_k=64"]) == 0
+    out = capsys.readouterr().out
+    assert "rank" in out and "wide-k-block-shallow-ring" not in out

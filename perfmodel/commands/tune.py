@@ -143,7 +143,7 @@ def run(args) -> int:
         from ..search.validate_top import validate_top
         validation = validate_top(result, args.validate_top, measurements_path=args.measurements,
                                   baselines=baselines)
-    doc = _document(result, storage, args.top, validation)
+    doc = _document(result, storage, args.top, validation, clock)
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
@@ -288,7 +288,17 @@ def config_dict(cfg: KernelConfig) -> dict:
     return {"name": cfg.name, **{f.name: _plain(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}}
 
 
-def _document(result: TuneResult, storage: str | None, k: int, validation) -> dict:
+def _caveat_keys(problem, hw, name: str, clock) -> list[str]:
+    """The caveats `predict` prints beside this configuration (prediction/caveats.py: regions where the committed
+    data show the model misses, with how far), as keys; none where it cannot be predicted."""
+    from ..prediction.predict import predict
+    try:
+        return [c.key for c in predict(problem, KernelConfig.from_name(name), hw, clock=clock).caveats]
+    except PerfmodelError:
+        return []
+
+
+def _document(result: TuneResult, storage: str | None, k: int, validation, clock=None) -> dict:
     s = result.stats
     doc = {"study": result.study.study_name, "storage": storage or "memory", "gpu": result.hw.name,
            "clock": result.study.user_attrs.get("clock", "sustained"),
@@ -296,7 +306,8 @@ def _document(result: TuneResult, storage: str | None, k: int, validation) -> di
            "fingerprint": result.space.fingerprint(), "points": result.space.size(),
            "searched": [k_.name for k_ in result.space.searched]},
            "stats": dataclasses.asdict(s), "study_complete_trials": len(result.complete_trials()),
-           "top": [dataclasses.asdict(r) for r in result.top(k)]}
+           "top": [dict(dataclasses.asdict(r), caveats=_caveat_keys(result.problem, result.hw, r.config_name, clock))
+                   for r in result.top(k)]}
     if not doc["top"]:
         doc["illegal_rules"] = _illegal_rules(result)
     if doc["top"]:
@@ -349,7 +360,11 @@ def _print(doc: dict) -> None:
         return
     print(f"\n{'rank':>4} {'TFLOP/s':>9}  {'bottleneck':<14} config")
     for r in doc["top"]:
-        print(f"{r['rank']:>4} {r['tflops']:>9.1f}  {r['bottleneck']:<14} {r['config_name']}")
+        flags = f"  caveats: {', '.join(r['caveats'])}" if r.get("caveats") else ""
+        print(f"{r['rank']:>4} {r['tflops']:>9.1f}  {r['bottleneck']:<14} {r['config_name']}{flags}")
+    if any(r.get("caveats") for r in doc["top"]):
+        print("(a caveat marks a region where the committed measurements show the model off; "
+              "`perfmodel predict --config NAME` says how far)")
     print("\nbest configuration (JSON):")
     print(json.dumps(doc["best"]["config"], indent=2))
     ex = doc["exports"]
