@@ -1,0 +1,48 @@
+"""2026-11-28 session 31: for each binary of a build_probe.py manifest (timing builds): one launch under ncu after four
+unprofiled ones, nothing flushed (as in a timed loop), with the L2's and the load path's counters: the sectors the SMs
+asked the L2 for (tex), those the L2 slices served to the request coalescer and those the SMs received (lrc), HBM
+bytes, the L2's throughput, the launch's time and SM clock.
+Usage on the GPU machine: python3 data/ncu/scripts/wide_k_ncu.py $OUT MANIFEST  ($OUT/wide_k.jsonl)"""
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+out_dir, manifest = Path(sys.argv[1]), Path(sys.argv[2])
+ncu = shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin/ncu"))), None)
+METRICS = ("dram__bytes_read.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,"
+           "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,"
+           "lrc__lts2lrc_sectors_op_read.sum,lrc__xbar2gpc_sectors_op_read.sum,"
+           "lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_requests_srcunit_tex_op_read.sum,"
+           "l1tex__m_xbar2l1tex_read_bytes.sum")
+
+
+def parse(text: str) -> dict:
+    rows = [r for r in csv.reader(io.StringIO(text[text.find('"ID"'):])) if r]
+    if len(rows) < 3:
+        return {}
+    hdr, units, vals = rows[0], rows[1], rows[-1]
+    return {h: [v, u] for h, u, v in zip(hdr, units, vals) if h in METRICS.split(",")}
+
+
+with open(out_dir / "wide_k.jsonl", "a") as f:
+    for item in json.loads(manifest.read_text()):
+        m, n, k = item["shape"].split("x")
+        rec = dict(config_name=item["config"], shape=item["shape"], dtype=item["dtype"])
+        cmd = [str(ncu), "--clock-control", "none", "--cache-control", "none", "--kernel-name", "regex:gemm_kernel",
+               "--launch-skip", "4", "--launch-count", "1", "--metrics", METRICS, "--csv", "--page", "raw",
+               item["binary"], m, n, k, "--seed", "1", "--warmup-ms", "0", "--min-ms", "0", "--min-reps", "6",
+               "--max-reps", "6", "--rounds", "1", "--cublas", "0", "--check", "0"]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
+            rec["warm"] = {"metrics": parse(r.stdout), "rc": r.returncode}
+            if r.returncode:
+                rec["warm"]["error"] = r.stderr[-400:]
+        except subprocess.TimeoutExpired as e:
+            rec["warm"] = {"error": str(e)[:400]}
+        f.write(json.dumps(rec) + "\n")
+        f.flush()
+        print(item["shape"], item["config"], rec["warm"].get("rc"), flush=True)
