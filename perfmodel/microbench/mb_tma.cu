@@ -24,7 +24,7 @@
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table |
 //        --miss-mix |
-//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load]
+//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -32,7 +32,9 @@
 //    L2 (tma_walk_variants); (--walk-place) the same walks on chosen SMs: TPC pairs or single SMs (tma_walk_place);
 //    (--walk-alone) the 64x256 walk on one 16-SM set alone: each cluster group and the SMs outside them
 //    (tma_walk_alone);
-//    (--walk-drift-paced) the whole-grid 128x128 walks paced at the MMAs' time, at 4-6 stages (tma_walk_drift_paced).
+//    (--walk-drift-paced) the whole-grid 128x128 walks paced at the MMAs' time, at 4-6 stages (tma_walk_drift_paced);
+//    (--wide-k) the whole-grid 8192^3 walks with one or two 64-column boxes per operand a stage (128- / 256-byte
+//    k-block rows), the GEMM's release of the previous stage or the stage itself, 2-4 stages, no MMAs (tma_wide_k).
 #include "mb_tma_common.cuh"
 
 static bool g_quick = false;
@@ -71,6 +73,7 @@ static bool g_pair_smem = false;    // only --pair-smem
 static bool g_direct_store = false; // only --direct-store
 static bool g_mc_oob = false;       // only --mc-oob
 static bool g_gpc_load = false;     // only --gpc-load
+static bool g_wide_k = false;       // only --wide-k (tma_wide_k)
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -369,6 +372,64 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
       asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
       smid_out[cta] = sm;
     }
+  }
+}
+
+// --wide-k's walk (the thirty-second session: our GEMM's 2-stage rings of 256-byte k-block rows run 26-29% slower than
+// the model, their 128-byte twins as it predicts; ncu finds the L2 less busy for them). Persistent CTAs walk the whole
+// tile grid in our tile order (pm8) as tma_gemm_walk_kernel does, each stage `kb` 64-column 128-byte-swizzle boxes of A
+// (128 rows) and then kb of B (tile_n rows), the second at column +64, laid out as the GEMM lays them (box j of an
+// operand at j x its box bytes); one full barrier expects all the stage's bytes. A consumer thread holds each stage
+// `work` cycles and releases it after (lag 0), or, as the GEMM's consumers do (wgmma.wait_group 1 and then the PREVIOUS
+// stage freed), releases stage s-1 once stage s has landed, before holding s, and a tile's last stage at its end
+// (lag 1: one stage in flight in a 2-stage ring). land: the median CTA's mean issue-to-landing cycles of a stage.
+__global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
+                                  int stages, int kb, int tile_n, int tiles, int k_iters, int tiles_m, int tiles_n,
+                                  int b_row0, int work, int lag, unsigned long long* cycles,
+                                  unsigned long long* land) {
+  extern __shared__ uint8_t raw[];
+  const int a_box = 128 * 128, b_box = tile_n * 128, a_bytes = kb * a_box, stage_bytes = kb * (a_box + b_box);
+  const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
+  const uint32_t issued = empty + 8 * stages;   // each stage's issue clock (8 B a stage)
+  init_walk_ring(full, empty, stages, 1, &ma, &mb);
+  const long long t0 = clk();
+  const int total = tiles_m * tiles_n;
+  if (threadIdx.x == 0) {            // producer
+    Ring r(stages);
+    for (int j = 0; j < tiles; ++j) {
+      int m, n;
+      tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
+      const int a_row = m * 128, b_row = b_row0 + n * tile_n;
+      for (int k = 0, col = 0; k < k_iters; ++k, col += 64 * kb, r.next()) {
+        if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
+        asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
+        const uint32_t bar = full + 8 * r.s, dst = base + r.s * stage_bytes;
+        mbar_arrive_expect_tx(bar, stage_bytes);
+        for (int i = 0; i < kb; ++i) tma_load(dst + i * a_box, &ma, col + 64 * i, a_row, bar);
+        for (int i = 0; i < kb; ++i) tma_load(dst + a_bytes + i * b_box, &mb, col + 64 * i, b_row, bar);
+      }
+    }
+  } else if (threadIdx.x == 32) {    // consumer
+    int cs = 0, prev = -1;
+    uint32_t cpar = 0;
+    unsigned long long landed = 0;
+    for (int j = 0; j < tiles; ++j) {
+      for (int k = 0; k < k_iters; ++k) {
+        mbar_wait(full + 8 * cs, cpar);
+        const long long w0 = clk();
+        long long t_issue;
+        asm volatile("ld.shared.u64 %0, [%1];" : "=l"(t_issue) : "r"(issued + 8 * cs) : "memory");
+        landed += (unsigned long long)(w0 - t_issue);
+        if (lag && prev >= 0) mbar_arrive(empty + 8 * prev);   // the previous stage's MMAs are done
+        while (clk() - w0 < work) {}
+        if (lag) prev = cs;
+        else mbar_arrive(empty + 8 * cs);
+        if (++cs == stages) { cs = 0; cpar ^= 1; }
+      }
+      if (lag) { mbar_arrive(empty + 8 * prev); prev = -1; }   // the tile's end: wgmma.wait_group 0, then release
+    }
+    cycles[blockIdx.x] = clk() - t0;
+    land[blockIdx.x] = landed / (unsigned long long)(tiles * k_iters);
   }
 }
 
@@ -1273,6 +1334,53 @@ static void bench_walk_partial(Ctx& c) {
             .num("ctas", ctas).num("stages", stages).str("order", "pm8").num("work_cycles", work);
         wave_timing(rec, g, w, land)
             .num("chip_bytes_per_s", (double)k_iters * (a_bytes + b_bytes) * ctas / (w.ms * 1e-3)).emit();
+      }
+    }
+  }
+  CK(cudaFree(land));
+}
+
+// tma_wide_k (the thirty-second session): is the 2-stage ring of 256-byte k-block rows slow without MMAs?
+// tma_wide_k_kernel on every SM over the whole tile grid of an 8192^3 bf16 GEMM (A's rows then B's rows of one tensor
+// of 8192-wide rows in the big buffer, 16 KB row pitch), 128x256 and 128x128 tiles, kb = 1 / 2 boxes per operand a
+// stage (tile_k 64 / 128), 2-4 stages as 227 KB allows, the consumer releasing after its hold (lag 0) or as the GEMM
+// (lag 1), holding each stage the tile's tensor-core time at 4096 FLOP/clk/SM or 0. Records "tma_wide_k": cycles a
+// stage and a 64-column k-block (the median CTA), the median CTA's mean stage issue-to-landing cycles, the chip's
+// received bytes/s. Whole-grid walks run back to back, unflushed, as --walk-drift's.
+static void bench_wide_k(Ctx& c) {
+  unsigned long long* land = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  const int M = 8192, N = 8192, K = 8192, reps = g_ncu ? 1 : 3;
+  const Tensor2D t = {c.big.base, (uint64_t)(M + N), (uint64_t)K};
+  for (int tile_n : {256, 128}) {
+    CUtensorMap ma = make_map(t, 64, 128, 128), mb = make_map(t, 64, (uint32_t)tile_n, 128);
+    const int tiles_m = M / 128, tiles_n = N / tile_n;
+    const int tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
+    for (int kb : {1, 2}) {
+      const int stage_bytes = kb * (128 + tile_n) * 128, k_iters = K / (64 * kb);
+      const int mma_cycles = 2 * 128 * tile_n * 64 * kb / 4096;
+      for (int stages = 2; stages <= 4; ++stages) {
+        const int smem = smem_request(stages * stage_bytes + 24 * stages);
+        if (smem > 227 * 1024) continue;
+        set_smem((const void*)tma_wide_k_kernel, smem);
+        for (int lag : {1, 0}) {
+          for (int work : {mma_cycles, 0}) {
+            const WalkTiming w = time_walk(c, c.sms, tiles_per_cta * k_iters, reps, [&] {
+              tma_wide_k_kernel<<<c.sms, 64, smem>>>(ma, mb, stages, kb, tile_n, tiles_per_cta, k_iters, tiles_m,
+                                                     tiles_n, M, work, lag, c.cycles, land);
+            }, false);
+            const double stages_total = (double)tiles_per_cta * k_iters;
+            Rec("tma_wide_k").num("m", M).num("n", N).num("k", K).num("tile_m", 128).num("tile_n", tile_n)
+                .num("tile_k", 64 * kb).num("kb", kb).num("stages", stages).num("lag", lag).str("order", "pm8")
+                .num("work_cycles", work).num("mma_cycles", mma_cycles).num("stage_bytes", stage_bytes)
+                .num("k_iters", k_iters).num("tiles_per_cta", tiles_per_cta).num("ctas", c.sms)
+                .num("cycles_per_stage", w.cycles_per_kblock).num("max_cycles_per_stage", w.max_cycles_per_kblock)
+                .num("cycles_per_kblock", w.cycles_per_kblock / kb)
+                .num("land_cycles", median_land_cycles(land, c.sms))
+                .num("bytes_per_clock_per_sm", stage_bytes / w.cycles_per_kblock)
+                .num("chip_bytes_per_s", stages_total * stage_bytes * c.sms / (w.ms * 1e-3)).num("ms", w.ms).emit();
+          }
+        }
       }
     }
   }
@@ -2508,6 +2616,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--direct-store")) g_direct_store = true;
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
+    else if (!strcmp(argv[i], "--wide-k")) g_wide_k = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | "
              "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced [--fine]] [--ncu] | "
              "--walk-partial | "
@@ -2516,7 +2625,7 @@ int main(int argc, char** argv) {
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
              "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | "
              "--pair-smem | --direct-store | --mc-oob | "
-             "--gpc-load])",
+             "--gpc-load | --wide-k])",
              argv[i]);
   }
   emit_device_record();
@@ -2566,6 +2675,7 @@ int main(int argc, char** argv) {
   if (g_direct_store) { bench_direct_store(c); return 0; }
   if (g_mc_oob) { bench_mc_oob(c); return 0; }
   if (g_gpc_load) { bench_gpc_load(c); return 0; }
+  if (g_wide_k) { bench_wide_k(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
