@@ -3,27 +3,19 @@ one launch under ncu twice: with the L2 flushed before it (--cache-control all: 
 launches with nothing flushed (--cache-control none: the L2 holds the previous launch's output, as in a timed loop).
 Records HBM bytes read and written, the L2's write sectors from the SMs and their misses, and the launch's time.
 Usage on the GPU machine: python3 data/ncu/scripts/edir_rmw_ncu.py $OUT MANIFEST  ($OUT/edir_rmw.jsonl)"""
-import csv
-import io
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from ncu_raw import find_ncu, parse
+
 out_dir, manifest = Path(sys.argv[1]), Path(sys.argv[2])
-ncu = shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin/ncu"))), None)
+ncu = find_ncu()
 METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,"
            "lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum,"
            "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum")
 
-
-def parse(text: str) -> dict:
-    rows = [r for r in csv.reader(io.StringIO(text[text.find('"ID"'):])) if r]
-    if len(rows) < 3:
-        return {}
-    hdr, units, vals = rows[0], rows[1], rows[-1]
-    return {h: [v, u] for h, u, v in zip(hdr, units, vals) if h in METRICS.split(",")}
 
 
 with open(out_dir / "edir_rmw.jsonl", "a") as f:
@@ -46,7 +38,7 @@ with open(out_dir / "edir_rmw.jsonl", "a") as f:
                    "--max-reps", "6", "--rounds", "1", "--cublas", "0", "--check", "0"]
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
-                rec[tag] = {"metrics": parse(r.stdout), "rc": r.returncode}
+                rec[tag] = {"metrics": parse(r.stdout, METRICS), "rc": r.returncode}
                 if r.returncode:
                     rec[tag]["error"] = r.stderr[-400:]
             except subprocess.TimeoutExpired as e:

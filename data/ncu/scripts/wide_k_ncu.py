@@ -3,29 +3,21 @@ unprofiled ones, nothing flushed (as in a timed loop), with the L2's and the loa
 asked the L2 for (tex), those the L2 slices served to the request coalescer and those the SMs received (lrc), HBM
 bytes, the L2's throughput, the launch's time and SM clock.
 Usage on the GPU machine: python3 data/ncu/scripts/wide_k_ncu.py $OUT MANIFEST  ($OUT/wide_k.jsonl)"""
-import csv
-import io
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from ncu_raw import find_ncu, parse
+
 out_dir, manifest = Path(sys.argv[1]), Path(sys.argv[2])
-ncu = shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin/ncu"))), None)
+ncu = find_ncu()
 METRICS = ("dram__bytes_read.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,"
            "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,"
            "lrc__lts2lrc_sectors_op_read.sum,lrc__xbar2gpc_sectors_op_read.sum,"
            "lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_requests_srcunit_tex_op_read.sum,"
            "l1tex__m_xbar2l1tex_read_bytes.sum")
 
-
-def parse(text: str) -> dict:
-    rows = [r for r in csv.reader(io.StringIO(text[text.find('"ID"'):])) if r]
-    if len(rows) < 3:
-        return {}
-    hdr, units, vals = rows[0], rows[1], rows[-1]
-    return {h: [v, u] for h, u, v in zip(hdr, units, vals) if h in METRICS.split(",")}
 
 
 with open(out_dir / "wide_k.jsonl", "a") as f:
@@ -38,7 +30,7 @@ with open(out_dir / "wide_k.jsonl", "a") as f:
                "--max-reps", "6", "--rounds", "1", "--cublas", "0", "--check", "0"]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
-            rec["warm"] = {"metrics": parse(r.stdout), "rc": r.returncode}
+            rec["warm"] = {"metrics": parse(r.stdout, METRICS), "rc": r.returncode}
             if r.returncode:
                 rec["warm"]["error"] = r.stderr[-400:]
         except subprocess.TimeoutExpired as e:
