@@ -24,7 +24,7 @@
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table |
 //        --miss-mix |
-//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k]
+//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k | --wide-k-mma]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -34,8 +34,11 @@
 //    (tma_walk_alone);
 //    (--walk-drift-paced) the whole-grid 128x128 walks paced at the MMAs' time, at 4-6 stages (tma_walk_drift_paced);
 //    (--wide-k) the whole-grid 8192^3 walks with one or two 64-column boxes per operand a stage (128- / 256-byte
-//    k-block rows), the GEMM's release of the previous stage or the stage itself, 2-4 stages, no MMAs (tma_wide_k).
+//    k-block rows), the GEMM's release of the previous stage or the stage itself, 2-4 stages, no MMAs (tma_wide_k);
+//    (--wide-k-mma) the same lag-1 rings with the GEMM's wgmma batches on each stage, TMA loads on or off
+//    (tma_wide_k_mma).
 #include "mb_tma_common.cuh"
+#include "mb_wgmma_ops.cuh"
 
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
@@ -74,6 +77,7 @@ static bool g_direct_store = false; // only --direct-store
 static bool g_mc_oob = false;       // only --mc-oob
 static bool g_gpc_load = false;     // only --gpc-load
 static bool g_wide_k = false;       // only --wide-k (tma_wide_k)
+static bool g_wide_k_mma = false;   // only --wide-k-mma (tma_wide_k_mma)
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -375,7 +379,7 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
   }
 }
 
-// --wide-k's walk (the thirty-second session: our GEMM's 2-stage rings of 256-byte k-block rows run 26-29% slower than
+// --wide-k's walk (the thirty-first session: our GEMM's 2-stage rings of 256-byte k-block rows run 26-29% slower than
 // the model, their 128-byte twins as it predicts; ncu finds the L2 less busy for them). Persistent CTAs walk the whole
 // tile grid in our tile order (pm8) as tma_gemm_walk_kernel does, each stage `kb` 64-column 128-byte-swizzle boxes of A
 // (128 rows) and then kb of B (tile_n rows), the second at column +64, laid out as the GEMM lays them (box j of an
@@ -430,6 +434,100 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
     }
     cycles[blockIdx.x] = clk() - t0;
     land[blockIdx.x] = landed / (unsigned long long)(tiles * k_iters);
+  }
+}
+
+// --wide-k-mma (the thirty-first session): tma_wide_k_kernel's lag-1 ring with REAL MMAs: two consumer warpgroups
+// (threads 128-383; the producer is thread 0) that, per landed stage, issue the GEMM's wgmma batch on it (KB x 4
+// k-steps of one m64n<TN>k16 bf16 SS each, descriptors as gemm_sm90.cu builds them: warpgroup w's A at row 64 w of
+// the stage, a 256-byte k-block row's second 32-byte k-steps in the second box), commit, wgmma.wait_group 1, and then
+// free the PREVIOUS stage (one arrival a warpgroup), a tile's last stage after wait_group 0; the accumulators are
+// never read (no epilogue). load = 0: the producer loads the ring's first round only and from then on just arrives on
+// the full barrier (no bytes; the stage keeps that round's data): the wgmma batches alone on the same layout.
+// land: issue-to-landing cycles of a stage as warpgroup 0 sees it; waited: its cycles in wgmma.wait_group 1 a stage
+// (how long the previous batch was still running once this stage had landed and its batch was issued).
+__device__ __forceinline__ uint64_t wide_desc_sw128(uint32_t addr) {   // K-major, 128B swizzle, SBO 1024 B
+  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+template <int TN, int KB>
+__global__ void __launch_bounds__(384, 1)
+tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb, int stages,
+                      int tiles, int k_iters, int tiles_m, int tiles_n, int b_row0, int load,
+                      unsigned long long* cycles, unsigned long long* land, unsigned long long* waited, float* sink) {
+  extern __shared__ uint8_t raw[];
+  constexpr int a_box = 128 * 128, b_box = TN * 128, a_bytes = KB * a_box, stage_bytes = KB * (a_box + b_box);
+  const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
+  const uint32_t issued = empty + 8 * stages;   // each stage's issue clock (8 B a stage)
+  init_walk_ring(full, empty, stages, 2, &ma, &mb);   // one release a consumer warpgroup
+  const long long t0 = clk();
+  const int total = tiles_m * tiles_n;
+  if (threadIdx.x == 0) {            // producer
+    Ring r(stages);
+    for (int j = 0; j < tiles; ++j) {
+      int m, n;
+      tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
+      const int a_row = m * 128, b_row = b_row0 + n * TN;
+      for (int k = 0, col = 0; k < k_iters; ++k, col += 64 * KB, r.next()) {
+        if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
+        asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
+        const uint32_t bar = full + 8 * r.s, dst = base + r.s * stage_bytes;
+        if (load || !r.wrapped) {
+          mbar_arrive_expect_tx(bar, stage_bytes);
+          for (int i = 0; i < KB; ++i) tma_load(dst + i * a_box, &ma, col + 64 * i, a_row, bar);
+          for (int i = 0; i < KB; ++i) tma_load(dst + a_bytes + i * b_box, &mb, col + 64 * i, b_row, bar);
+        } else {
+          mbar_arrive(bar);
+        }
+      }
+    }
+  } else if (threadIdx.x >= 128) {   // two consumer warpgroups
+    const int cons = ((int)threadIdx.x - 128) / 128;
+    const bool lead = (threadIdx.x % 128) == 0, timer = threadIdx.x == 128;
+    float acc[TN / 2];
+#pragma unroll
+    for (int i = 0; i < TN / 2; ++i) acc[i] = 0.f;
+    int cs = 0, prev = -1;
+    uint32_t cpar = 0;
+    unsigned long long landed = 0, wait_sum = 0;
+    for (int j = 0; j < tiles; ++j) {
+      for (int k = 0; k < k_iters; ++k) {
+        mbar_wait(full + 8 * cs, cpar);
+        if (timer) {
+          long long t_issue;
+          asm volatile("ld.shared.u64 %0, [%1];" : "=l"(t_issue) : "r"(issued + 8 * cs) : "memory");
+          landed += (unsigned long long)(clk() - t_issue);
+        }
+        const uint32_t a_base = base + cs * stage_bytes + cons * 64 * 128, b_base = base + cs * stage_bytes + a_bytes;
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < 4 * KB; ++kk) {
+          const int kbyte = kk * 32;
+          const uint32_t a_k = a_base + (kbyte / 128) * a_box + (kbyte % 128);
+          const uint32_t b_k = b_base + (kbyte / 128) * b_box + (kbyte % 128);
+          Wgmma<TN, 0>::run(acc, wide_desc_sw128(a_k), wide_desc_sw128(b_k), 1);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        const long long w0 = clk();
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        if (timer) wait_sum += (unsigned long long)(clk() - w0);
+        if (prev >= 0 && lead) mbar_arrive(empty + 8 * prev);   // the previous stage's wgmma are done
+        prev = cs;
+        if (++cs == stages) { cs = 0; cpar ^= 1; }
+      }
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      if (lead) mbar_arrive(empty + 8 * prev);   // the tile's end
+      prev = -1;
+    }
+    float s = 0.f;
+#pragma unroll
+    for (int i = 0; i < TN / 2; ++i) s += acc[i];
+    if (s == 1234.5f) sink[0] = s;   // keeps the accumulators live; never true in practice
+    if (timer) {
+      cycles[blockIdx.x] = clk() - t0;
+      land[blockIdx.x] = landed / (unsigned long long)(tiles * k_iters);
+      waited[blockIdx.x] = wait_sum / (unsigned long long)(tiles * k_iters);
+    }
   }
 }
 
@@ -1340,7 +1438,7 @@ static void bench_walk_partial(Ctx& c) {
   CK(cudaFree(land));
 }
 
-// tma_wide_k (the thirty-second session): is the 2-stage ring of 256-byte k-block rows slow without MMAs?
+// tma_wide_k (the thirty-first session): is the 2-stage ring of 256-byte k-block rows slow without MMAs?
 // tma_wide_k_kernel on every SM over the whole tile grid of an 8192^3 bf16 GEMM (A's rows then B's rows of one tensor
 // of 8192-wide rows in the big buffer, 16 KB row pitch), 128x256 and 128x128 tiles, kb = 1 / 2 boxes per operand a
 // stage (tile_k 64 / 128), 2-4 stages as 227 KB allows, the consumer releasing after its hold (lag 0) or as the GEMM
@@ -1385,6 +1483,55 @@ static void bench_wide_k(Ctx& c) {
     }
   }
   CK(cudaFree(land));
+}
+
+// tma_wide_k_mma (the thirty-first session): which part of the MMAs slows the 2-stage rings of 256-byte k-block rows?
+// tma_wide_k_mma_kernel<tile_n, kb> on every SM over the 8192^3 tile grid as bench_wide_k walks it (the GEMM's lag-1
+// protocol only), 128x256 and 128x128 tiles, kb = 1 / 2, 2-3 stages as 227 KB allows, the TMA loads on or off (the
+// wgmma batches alone on the first round's data). Records "tma_wide_k_mma": cycles a stage and a 64-column k-block
+// (the median CTA), the median CTA's mean stage issue-to-landing cycles and wgmma.wait_group 1 cycles a stage, the
+// tensor-core time of a stage at 4096 FLOP/clk/SM.
+template <int TN, int KB>
+static void wide_k_mma_config(Ctx& c, unsigned long long* land, unsigned long long* waited) {
+  const int M = 8192, N = 8192, K = 8192, reps = g_ncu ? 1 : 3;
+  const Tensor2D t = {c.big.base, (uint64_t)(M + N), (uint64_t)K};
+  CUtensorMap ma = make_map(t, 64, 128, 128), mb = make_map(t, 64, (uint32_t)TN, 128);
+  const int tiles_m = M / 128, tiles_n = N / TN, tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
+  const int stage_bytes = KB * (128 + TN) * 128, k_iters = K / (64 * KB), mma_cycles = 2 * 128 * TN * 64 * KB / 4096;
+  for (int stages = 2; stages <= 3; ++stages) {
+    const int smem = smem_request(stages * stage_bytes + 24 * stages);
+    if (smem > 227 * 1024) continue;
+    set_smem((const void*)tma_wide_k_mma_kernel<TN, KB>, smem);
+    for (int load : {1, 0}) {
+      const WalkTiming w = time_walk(c, c.sms, tiles_per_cta * k_iters, reps, [&] {
+        tma_wide_k_mma_kernel<TN, KB><<<c.sms, 384, smem>>>(ma, mb, stages, tiles_per_cta, k_iters, tiles_m, tiles_n,
+                                                            M, load, c.cycles, land, waited, (float*)c.sink);
+      }, false);
+      const double stages_total = (double)tiles_per_cta * k_iters;
+      Rec("tma_wide_k_mma").num("m", M).num("n", N).num("k", K).num("tile_m", 128).num("tile_n", TN)
+          .num("tile_k", 64 * KB).num("kb", KB).num("stages", stages).num("load", load).str("order", "pm8")
+          .num("mma_cycles", mma_cycles).num("stage_bytes", stage_bytes).num("k_iters", k_iters)
+          .num("tiles_per_cta", tiles_per_cta).num("ctas", c.sms)
+          .num("cycles_per_stage", w.cycles_per_kblock).num("max_cycles_per_stage", w.max_cycles_per_kblock)
+          .num("cycles_per_kblock", w.cycles_per_kblock / KB)
+          .num("land_cycles", median_land_cycles(land, c.sms)).num("wait_cycles", median_land_cycles(waited, c.sms))
+          .num("bytes_per_clock_per_sm", load ? stage_bytes / w.cycles_per_kblock : 0.0)
+          .num("chip_bytes_per_s", load ? stages_total * stage_bytes * c.sms / (w.ms * 1e-3) : 0.0)
+          .num("ms", w.ms).emit();
+    }
+  }
+}
+
+static void bench_wide_k_mma(Ctx& c) {
+  unsigned long long *land = nullptr, *waited = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&waited, c.sms * sizeof(unsigned long long)));
+  wide_k_mma_config<256, 1>(c, land, waited);
+  wide_k_mma_config<256, 2>(c, land, waited);
+  wide_k_mma_config<128, 1>(c, land, waited);
+  wide_k_mma_config<128, 2>(c, land, waited);
+  CK(cudaFree(land));
+  CK(cudaFree(waited));
 }
 
 // tma_walk_drift_paced (issue 8, the twenty-eighth session): --walk-drift held each stage the tile's whole MMA time
@@ -2617,6 +2764,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--mc-oob")) g_mc_oob = true;
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else if (!strcmp(argv[i], "--wide-k")) g_wide_k = true;
+    else if (!strcmp(argv[i], "--wide-k-mma")) g_wide_k_mma = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | "
              "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced [--fine]] [--ncu] | "
              "--walk-partial | "
@@ -2625,7 +2773,7 @@ int main(int argc, char** argv) {
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
              "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | "
              "--pair-smem | --direct-store | --mc-oob | "
-             "--gpc-load | --wide-k])",
+             "--gpc-load | --wide-k | --wide-k-mma])",
              argv[i]);
   }
   emit_device_record();
@@ -2676,6 +2824,7 @@ int main(int argc, char** argv) {
   if (g_mc_oob) { bench_mc_oob(c); return 0; }
   if (g_gpc_load) { bench_gpc_load(c); return 0; }
   if (g_wide_k) { bench_wide_k(c); return 0; }
+  if (g_wide_k_mma) { bench_wide_k_mma(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
