@@ -379,6 +379,36 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
   }
 }
 
+// The producer of the --wide-k walks (one thread): per stage kb A boxes (128 rows) and kb B boxes (tile_n rows) of 64
+// columns, the second at column +64, laid out as the GEMM lays them, under one full barrier; each stage's issue clock
+// kept (8 B a stage at `issued`) for its landing time. load = false: after the ring's first round only the arrival (no
+// bytes; the stage keeps that round's data).
+__device__ __forceinline__ void wide_k_produce(const CUtensorMap* ma, const CUtensorMap* mb, uint32_t base,
+                                               uint32_t full, uint32_t empty, uint32_t issued, int stages, int kb,
+                                               int tile_n, int tiles, int k_iters, int tiles_m, int tiles_n,
+                                               int b_row0, bool load) {
+  const int a_box = 128 * 128, b_box = tile_n * 128, a_bytes = kb * a_box, stage_bytes = kb * (a_box + b_box);
+  const int total = tiles_m * tiles_n;
+  Ring r(stages);
+  for (int j = 0; j < tiles; ++j) {
+    int m, n;
+    tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
+    const int a_row = m * 128, b_row = b_row0 + n * tile_n;
+    for (int k = 0, col = 0; k < k_iters; ++k, col += 64 * kb, r.next()) {
+      if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
+      asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
+      const uint32_t bar = full + 8 * r.s, dst = base + r.s * stage_bytes;
+      if (load || !r.wrapped) {
+        mbar_arrive_expect_tx(bar, stage_bytes);
+        for (int i = 0; i < kb; ++i) tma_load(dst + i * a_box, ma, col + 64 * i, a_row, bar);
+        for (int i = 0; i < kb; ++i) tma_load(dst + a_bytes + i * b_box, mb, col + 64 * i, b_row, bar);
+      } else {
+        mbar_arrive(bar);
+      }
+    }
+  }
+}
+
 // --wide-k's walk (the thirty-first session: our GEMM's 2-stage rings of 256-byte k-block rows run 26-29% slower than
 // the model, their 128-byte twins as it predicts; ncu finds the L2 less busy for them). Persistent CTAs walk the whole
 // tile grid in our tile order (pm8) as tma_gemm_walk_kernel does, each stage `kb` 64-column 128-byte-swizzle boxes of A
@@ -392,27 +422,14 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
                                   int b_row0, int work, int lag, unsigned long long* cycles,
                                   unsigned long long* land) {
   extern __shared__ uint8_t raw[];
-  const int a_box = 128 * 128, b_box = tile_n * 128, a_bytes = kb * a_box, stage_bytes = kb * (a_box + b_box);
+  const int stage_bytes = kb * (128 * 128 + tile_n * 128);
   const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
   const uint32_t issued = empty + 8 * stages;   // each stage's issue clock (8 B a stage)
   init_walk_ring(full, empty, stages, 1, &ma, &mb);
   const long long t0 = clk();
-  const int total = tiles_m * tiles_n;
   if (threadIdx.x == 0) {            // producer
-    Ring r(stages);
-    for (int j = 0; j < tiles; ++j) {
-      int m, n;
-      tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
-      const int a_row = m * 128, b_row = b_row0 + n * tile_n;
-      for (int k = 0, col = 0; k < k_iters; ++k, col += 64 * kb, r.next()) {
-        if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
-        asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
-        const uint32_t bar = full + 8 * r.s, dst = base + r.s * stage_bytes;
-        mbar_arrive_expect_tx(bar, stage_bytes);
-        for (int i = 0; i < kb; ++i) tma_load(dst + i * a_box, &ma, col + 64 * i, a_row, bar);
-        for (int i = 0; i < kb; ++i) tma_load(dst + a_bytes + i * b_box, &mb, col + 64 * i, b_row, bar);
-      }
-    }
+    wide_k_produce(&ma, &mb, base, full, empty, issued, stages, kb, tile_n, tiles, k_iters, tiles_m, tiles_n, b_row0,
+                   true);
   } else if (threadIdx.x == 32) {    // consumer
     int cs = 0, prev = -1;
     uint32_t cpar = 0;
@@ -461,26 +478,9 @@ tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_const
   const uint32_t issued = empty + 8 * stages;   // each stage's issue clock (8 B a stage)
   init_walk_ring(full, empty, stages, 2, &ma, &mb);   // one release a consumer warpgroup
   const long long t0 = clk();
-  const int total = tiles_m * tiles_n;
   if (threadIdx.x == 0) {            // producer
-    Ring r(stages);
-    for (int j = 0; j < tiles; ++j) {
-      int m, n;
-      tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
-      const int a_row = m * 128, b_row = b_row0 + n * TN;
-      for (int k = 0, col = 0; k < k_iters; ++k, col += 64 * KB, r.next()) {
-        if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
-        asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
-        const uint32_t bar = full + 8 * r.s, dst = base + r.s * stage_bytes;
-        if (load || !r.wrapped) {
-          mbar_arrive_expect_tx(bar, stage_bytes);
-          for (int i = 0; i < KB; ++i) tma_load(dst + i * a_box, &ma, col + 64 * i, a_row, bar);
-          for (int i = 0; i < KB; ++i) tma_load(dst + a_bytes + i * b_box, &mb, col + 64 * i, b_row, bar);
-        } else {
-          mbar_arrive(bar);
-        }
-      }
-    }
+    wide_k_produce(&ma, &mb, base, full, empty, issued, stages, KB, TN, tiles, k_iters, tiles_m, tiles_n, b_row0,
+                   load != 0);
   } else if (threadIdx.x >= 128) {   // two consumer warpgroups
     const int cons = ((int)threadIdx.x - 128) / 128;
     const bool lead = (threadIdx.x % 128) == 0, timer = threadIdx.x == 128;

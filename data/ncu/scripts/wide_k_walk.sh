@@ -1,5 +1,5 @@
 #!/bin/bash
-# 2026-11-28 session 32: mb_tma --wide-k (new): is our GEMM's 2-stage ring of 256-byte k-block rows slow without MMAs?
+# 2026-11-28 session 31: mb_tma --wide-k (new): is our GEMM's 2-stage ring of 256-byte k-block rows slow without MMAs?
 # The GEMM at 8192^3 bf16 on an H100 (kernel clock, 2-stage rings, one stage in flight: the consumers free stage s-1
 # only once stage s has landed and its wgmma batch is issued): 128x128x64 1413 cycles a stage, 128x256x64 1612,
 # 128x128x128 2797, 128x256x128 4083; the model (predict, sustained clock, cycles / stages a CTA) 1261, 1441, ~1960,
