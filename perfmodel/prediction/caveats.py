@@ -141,11 +141,12 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"{cfg.stages}-stage ring: such rings measured 29% (H100) / 26% (H200) slower than predicted at 2 stages, "
             "up to 56%, and 10% / 8% slower at 3 (calibration half: configs/sweeps/sm90_calib47.toml, sm90_calib48.toml "
             "and tune's validated top-8; 32 in 36 (H100) / 25 in 34 (H200) more than 10% off), where their twins with "
-            "128-byte k-block rows at 2-3 stages are within 1% (H100) / 3% (H200) on average. On the GPU a stage in "
-            "flight fills at about 20-27 bytes a cycle a SM whatever its bytes (32-96 KB) or boxes (2, 4 or 8), so a "
-            "2-stage ring of 96 KB stages runs no faster than one of 48 KB; the model lands the larger stage in about "
-            "the same latency and gains from the longer MMA batch. Not modelled yet: prefer the narrower k-block "
-            "(64 bf16 / 128 fp8 elements) at 3-4 stages"))
+            "128-byte k-block rows at 2-3 stages are within 1% (H100) / 3% (H200) on average. The loads land as the "
+            "model has them (mb_tma --wide-k) and the MMA batches alone run at the tensor time (--wide-k-mma); what "
+            "the model misses is the release: a consumer's wgmma issue blocks while the tensor core's queue is full "
+            "and returns with only the last few k-steps queued, and only then does it free the previous stage, so a "
+            "2-stage ring starts its next load after most of the (longer) batch. Not modelled yet: prefer the "
+            "narrower k-block (64 bf16 / 128 fp8 elements), or 3-4 stages"))
     tile_rows = math.ceil(problem.m / cfg.tile_m)
     if (cfg.tile_m == FEW_SHARER_TILE_M and cfg.consumers == 1 and cfg.cluster_size == 1
             and FEW_SHARER_ROWS[0] <= tile_rows <= FEW_SHARER_ROWS[1]):
