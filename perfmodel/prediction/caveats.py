@@ -139,8 +139,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "wide-k-block-shallow-ring",
             f"{k_row_bytes:.0f}-byte k-block rows (two or more 128-byte swizzle boxes an operand row) in a "
             f"{cfg.stages}-stage ring: such rings measured 29% (H100) / 26% (H200) slower than predicted at 2 stages, "
-            "up to 56%, and 10% / 8% slower at 3 (calibration half: configs/sweeps/sm90_calib47.toml, sm90_calib48.toml "
-            "and tune's validated top-8; 32 in 36 (H100) / 25 in 34 (H200) more than 10% off), where their twins with "
+            "up to 56%, and 10% / 8% slower at 3 (calibration half: configs/sweeps/sm90_calib47.toml, "
+            "sm90_calib48.toml and tune's validated top-8; 32 in 36 (H100) / 25 in 34 (H200) more than 10% off), where "
+            "their twins with "
             "128-byte k-block rows at 2-3 stages are within 1% (H100) / 3% (H200) on average. The loads land as the "
             "model has them (mb_tma --wide-k) and the MMA batches alone run at the tensor time (--wide-k-mma); what "
             "the model misses is the release: a consumer's wgmma issue blocks while the tensor core's queue is full "
