@@ -5,25 +5,34 @@ then one launch under ncu (HBM bytes read, L2 sectors and hits from the TMA, tim
 Usage on the GPU machine: python3 data/ncu/scripts/ksweep_ncu.py $OUT [MANIFEST] [--ncu-only]
 (The first run, 2026-11-26 03:00 UTC, kept only the last 6000 characters of ncu's CSV, which lost the dram__ and gpu__time
 columns; since then each record keeps the requested metrics parsed: {metric: [value, unit]}.)"""
+import csv
+import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-from ncu_raw import find_ncu, parse
 
 here = Path(__file__).resolve().parent
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 out_dir = Path(args[0])
 manifest = Path(args[1]) if len(args) > 1 else here / "ksweep_manifest.json"
 ncu_only = "--ncu-only" in sys.argv
-ncu = find_ncu()
+ncu = shutil.which("ncu") or next(iter(sorted(Path("/usr/local").glob("cuda*/bin/ncu"))), None)
 METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,"
            "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_requests_srcunit_tex_op_read.sum,"
            "gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,lrc__xbar2gpc_sectors_op_read.sum,"
            "lrc__lts2lrc_sectors_op_read.sum,lts__t_sectors_srcunit_ltcfabric.sum,"
            "lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum")
 
+
+def parse(text: str) -> dict:
+    """{metric: [value, unit]} of the requested metrics from ncu's --csv --page raw output (header, units, one row)."""
+    rows = [r for r in csv.reader(io.StringIO(text[text.find('"ID"'):])) if r]
+    if len(rows) < 3:
+        return {}
+    hdr, units, vals = rows[0], rows[1], rows[-1]
+    return {h: [v, u] for h, u, v in zip(hdr, units, vals) if h in METRICS.split(",")}
 
 
 probe = open(out_dir / "ksweep_cta_probe.jsonl", "a")
@@ -52,7 +61,7 @@ for item in json.loads(manifest.read_text()):
                "1", "--cublas", "0", "--check", "0"]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-            rec["metrics"] = parse(r.stdout, METRICS)
+            rec["metrics"] = parse(r.stdout)
             rec["rc"] = r.returncode
             if r.returncode:
                 rec["error"] = r.stderr[-400:]

@@ -1,7 +1,8 @@
 """Shared by the device scripts that read our GEMM under ncu (2026-11-26, eleventh session): find ncu, run one
 launch of a harness binary under it, parse its --csv --page raw output, and (timed_run) a binary's own timed loop.
-store_ncu.py (tenth session) and drift_lru.py (twenty-fifth) run on it too; ksweep_ncu.py, tile_probe.py and
-cta_spread.py keep their own copies as the records of what ran."""
+store_ncu.py (tenth session), drift_lru.py (twenty-fifth), edir_rmw_ncu.py (thirtieth) and wide_k_ncu.py
+(thirty-first) run on it too; ksweep_ncu.py, tile_probe.py and cta_spread.py keep their own copies as the records of
+what ran."""
 import csv
 import io
 import json
@@ -49,3 +50,23 @@ def run(ncu, binary: str, shape: str, ncu_args: list, timeout: int = 180, wanted
     metrics = parse(r.stdout, wanted)
     err = "" if r.returncode == 0 and metrics else (r.stderr or r.stdout)[-600:]
     return metrics, r.returncode, err
+
+
+def launch_record(ncu, binary: str, shape: str, metrics: str, cache: str, skip: int, reps: int = 6,
+                  timeout: int = 150) -> dict:
+    """{"metrics": the comma-separated ``metrics``, "rc"} (with "error" where ncu failed; only "error" where it timed
+    out) of one launch of ``binary`` on ``shape`` under ncu with ``--cache-control cache``, after ``skip`` launches of
+    a run of ``reps`` (edir_rmw_ncu.py, wide_k_ncu.py)."""
+    m, n, k = shape.split("x")
+    cmd = [str(ncu), "--clock-control", "none", "--cache-control", cache, "--kernel-name", "regex:gemm_kernel",
+           "--launch-skip", str(skip), "--launch-count", "1", "--metrics", metrics, "--csv", "--page", "raw",
+           binary, m, n, k, "--seed", "1", "--warmup-ms", "0", "--min-ms", "0", "--min-reps", str(reps),
+           "--max-reps", str(reps), "--rounds", "1", "--cublas", "0", "--check", "0"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        return {"error": str(e)[:400]}
+    rec = {"metrics": parse(r.stdout, metrics.split(",")), "rc": r.returncode}
+    if r.returncode:
+        rec["error"] = r.stderr[-400:]
+    return rec

@@ -4,11 +4,10 @@ asked the L2 for (tex), those the L2 slices served to the request coalescer and 
 bytes, the L2's throughput, the launch's time and SM clock.
 Usage on the GPU machine: python3 data/ncu/scripts/wide_k_ncu.py $OUT MANIFEST  ($OUT/wide_k.jsonl)"""
 import json
-import subprocess
 import sys
 from pathlib import Path
 
-from ncu_raw import find_ncu, parse
+from ncu_common import find_ncu, launch_record
 
 out_dir, manifest = Path(sys.argv[1]), Path(sys.argv[2])
 ncu = find_ncu()
@@ -19,22 +18,10 @@ METRICS = ("dram__bytes_read.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.p
            "l1tex__m_xbar2l1tex_read_bytes.sum")
 
 
-
 with open(out_dir / "wide_k.jsonl", "a") as f:
     for item in json.loads(manifest.read_text()):
-        m, n, k = item["shape"].split("x")
         rec = dict(config_name=item["config"], shape=item["shape"], dtype=item["dtype"])
-        cmd = [str(ncu), "--clock-control", "none", "--cache-control", "none", "--kernel-name", "regex:gemm_kernel",
-               "--launch-skip", "4", "--launch-count", "1", "--metrics", METRICS, "--csv", "--page", "raw",
-               item["binary"], m, n, k, "--seed", "1", "--warmup-ms", "0", "--min-ms", "0", "--min-reps", "6",
-               "--max-reps", "6", "--rounds", "1", "--cublas", "0", "--check", "0"]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
-            rec["warm"] = {"metrics": parse(r.stdout, METRICS), "rc": r.returncode}
-            if r.returncode:
-                rec["warm"]["error"] = r.stderr[-400:]
-        except subprocess.TimeoutExpired as e:
-            rec["warm"] = {"error": str(e)[:400]}
+        rec["warm"] = launch_record(ncu, item["binary"], item["shape"], METRICS, "none", 4)
         f.write(json.dumps(rec) + "\n")
         f.flush()
         print(item["shape"], item["config"], rec["warm"].get("rc"), flush=True)
