@@ -1,7 +1,8 @@
 """2026-11-27 session 30: for each binary of a build_probe.py manifest (timing builds): its usual 100 ms timed loop,
-then one launch under ncu twice: with the L2 flushed before it (--cache-control all: a lone launch) and after four unprofiled
-launches with nothing flushed (--cache-control none: the L2 holds the previous launch's output, as in a timed loop).
-Records HBM bytes read and written, the L2's write sectors from the SMs and their misses, and the launch's time.
+then one launch under ncu twice: with the L2 flushed before it (--cache-control all: a lone launch) and after four
+unprofiled launches with nothing flushed (--cache-control none: the L2 holds the previous launch's output, as in a
+timed loop). Records HBM bytes read and written, the L2's write sectors from the SMs and their misses, and the
+launch's time.
 Usage on the GPU machine: python3 data/ncu/scripts/edir_rmw_ncu.py $OUT MANIFEST  ($OUT/edir_rmw.jsonl)"""
 import json
 import sys
