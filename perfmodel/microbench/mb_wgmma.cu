@@ -19,9 +19,13 @@
 //  - burn with zero rows (--burn-rows SECONDS ROWS [BROWS]): the burn with A's rows from ROWS on (of 64) zero, as the
 //    tile rows beyond M of a skinny GEMM are (TMA zero-fills them), and B's rows from BROWS on (of 256; default 256,
 //    none), as a tile's columns beyond N: whether the tensor core's power, so the clock under the cap, depends on
-//    the operands; --burn-rows S 64 is the plain burn.
+//    the operands; --burn-rows S 64 is the plain burn;
+//  - issue (--wgmma-issue): how long a warpgroup's wgmma issue takes to return (clock64 before the batch and after
+//    its commit) against its completion (after wait_group 0), by shape (bf16 m64n64/128/256k16 with one or two
+//    m-subtiles, e4m3 m64n256k32), batch (1-16 instructions) and warpgroups (1-3) on an idle or busy tensor pipe:
+//    how many instructions are still queued when the issue returns.
 // Usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --burn-rows SECONDS ROWS [BROWS] | mb_wgmma --swizzle |
-//        mb_wgmma --gap SECONDS | mb_wgmma --transient
+//        mb_wgmma --gap SECONDS | mb_wgmma --transient | mb_wgmma --wgmma-issue
 #include "mb_common.cuh"
 #include "mb_wgmma_ops.cuh"
 
@@ -379,8 +383,154 @@ static void transient(Bufs& b) {
   CK(cudaFree(probes));
 }
 
+// ---------------------------------------------------------------- --wgmma-issue
+// How long a warpgroup's wgmma ISSUE takes to return (not the MMA's completion): one CTA per SM, W = 1..3 warpgroups,
+// each round: wgmma.fence; t0 = clock64; B wgmma m64nNk16 bf16 (or m64nNk32 e4m3) SS; commit_group; t1 = clock64
+// (the issue returned); wait_group 0 ("idle": the next round starts on an empty tensor pipe, all W warpgroups released
+// together by a CTA barrier, as consumers are when a stage lands) or wait_group 1 ("busy": the previous batch still
+// executes when the next is issued, as in a GEMM mainloop); t2 = clock64. S = 2 m-subtiles: each k-step issues two
+// wgmma on two 64-row A blocks into two accumulators with the same B (a 256x128 tile's warpgroup), B counting
+// instructions. A: two 64-row blocks of 128 B of K, B: 256 rows of 128 B, 128B swizzle, random operands; the k-step
+// walks the 128-byte row (4 k-steps) and wraps.
+constexpr int kIssueRounds = 64, kIssueWarm = 4, kIssueMaxW = 3;
+constexpr int kIssueABytes = 2 * kABytes;
+constexpr int kIssueSmem = kIssueABytes + kBBytes + 1024;
+
+template <int N, int T, int S, int B>
+__global__ void __launch_bounds__(128 * kIssueMaxW, 1) wgmma_issue_kernel(int busy, float* sink, long long* stamps) {
+  static_assert(S == 1 || S == 2, "one or two m-subtiles");
+  static_assert(B % S == 0, "B counts instructions: a whole number of k-steps");
+  extern __shared__ uint8_t raw[];
+  const uint32_t base = (smem_u32(raw) + 1023u) & ~1023u;
+  uint16_t* p = reinterpret_cast<uint16_t*>(raw + (base - smem_u32(raw)));
+  for (int i = threadIdx.x; i < (kIssueABytes + kBBytes) / 2; i += blockDim.x)
+    p[i] = T == 0 ? rand_bf16(i + 7919u * blockIdx.x) : (uint16_t)(rand_e4m3(2 * i) | (rand_e4m3(2 * i + 1) << 8));
+  fence_proxy_async();
+  __syncthreads();
+  const int wg = threadIdx.x / 128, nwg = blockDim.x / 128;
+  float d0[N / 2], d1[S == 2 ? N / 2 : 1];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) d0[i] = 0.f;
+#pragma unroll
+  for (int i = 0; i < (S == 2 ? N / 2 : 1); ++i) d1[i] = 0.f;
+  long long* out = stamps + 3 * kIssueRounds * (blockIdx.x * nwg + wg);
+  for (int r = 0; r < kIssueWarm + kIssueRounds; ++r) {
+    if (!busy) __syncthreads();   // every warpgroup drained (wait_group 0): they issue together into an empty pipe
+    wg_fence();
+    const long long t0 = clk();
+#pragma unroll
+    for (int kk = 0; kk < B / S; ++kk) {
+      const uint32_t kbyte = (kk % 4) * 32;   // 16 bf16 / 32 e4m3 of K a k-step
+      const uint64_t db = desc_sw128(base + kIssueABytes + kbyte);
+      Wgmma<N, T>::run(d0, desc_sw128(base + kbyte), db, 1);
+      if constexpr (S == 2) Wgmma<N, T>::run(d1, desc_sw128(base + kABytes + kbyte), db, 1);
+    }
+    wg_commit();
+    const long long t1 = clk();
+    if (busy) wg_wait<1>();
+    else wg_wait<0>();
+    const long long t2 = clk();
+    if (r >= kIssueWarm && threadIdx.x % 128 == 0) {
+      long long* o = out + 3 * (r - kIssueWarm);
+      o[0] = t0;
+      o[1] = t1;
+      o[2] = t2;
+    }
+  }
+  wg_wait<0>();
+  float s = sum_acc<N>(d0);
+  if constexpr (S == 2) s += sum_acc<N>(d1);
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// One launch of B instructions per warpgroup, W warpgroups; medians over CTAs, warpgroups and rounds. queued_at_return
+// = (t2 - t1) / (W x the instruction's tensor cycles at 4096 bf16 / 8192 e4m3 FLOP/clk/SM): the instructions still
+// queued when the issue returned, if the W warpgroups share the tensor core evenly (idle only).
+template <int N, int T, int S, int B>
+static void run_issue_one(Bufs& b, long long* stamps, int W, int busy) {
+  auto k = wgmma_issue_kernel<N, T, S, B>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kIssueSmem));
+  k<<<b.sms, 128 * W, kIssueSmem>>>(busy, b.sink, stamps);
+  CK_LAUNCH();
+  const size_t n = (size_t)b.sms * W * kIssueRounds * 3;
+  std::vector<long long> h(n);
+  CK(cudaMemcpy(h.data(), stamps, n * sizeof(long long), cudaMemcpyDeviceToHost));
+  auto at = [&](int cta, int w, int r, int i) { return h[((size_t)(cta * W + w) * kIssueRounds + r) * 3 + i]; };
+  std::vector<double> issue, after, complete, period, r_issue, r_complete, spread;
+  std::vector<std::vector<double>> issue_wg(W), complete_wg(W);
+  for (int c = 0; c < b.sms; ++c) {
+    for (int r = 0; r < kIssueRounds; ++r) {
+      long long t0_min = at(c, 0, r, 0), t0_max = t0_min, t1_max = at(c, 0, r, 1), t2_max = at(c, 0, r, 2);
+      for (int w = 0; w < W; ++w) {
+        const long long t0 = at(c, w, r, 0), t1 = at(c, w, r, 1), t2 = at(c, w, r, 2);
+        issue.push_back((double)(t1 - t0));
+        after.push_back((double)(t2 - t1));
+        complete.push_back((double)(t2 - t0));
+        issue_wg[w].push_back((double)(t1 - t0));
+        complete_wg[w].push_back((double)(t2 - t0));
+        if (r + 1 < kIssueRounds) period.push_back((double)(at(c, w, r + 1, 0) - t0));
+        t0_min = std::min(t0_min, t0);
+        t0_max = std::max(t0_max, t0);
+        t1_max = std::max(t1_max, t1);
+        t2_max = std::max(t2_max, t2);
+      }
+      r_issue.push_back((double)(t1_max - t0_min));
+      r_complete.push_back((double)(t2_max - t0_min));
+      spread.push_back((double)(t0_max - t0_min));
+    }
+  }
+  const double tau = flops_per_wgmma(N, T) / (T == 0 ? 4096.0 : 8192.0);
+  Rec rec("wgmma_issue");
+  rec.str("dtype", type_name(T)).num("n", N).num("k", T == 0 ? 16 : 32).num("subtiles", S).num("warpgroups", W)
+      .num("batch", B).str("pipe", busy ? "busy" : "idle").num("rounds", kIssueRounds).num("ctas", b.sms)
+      .num("tensor_cycles_per_wgmma", tau).num("issue_cycles", median(issue)).num("after_issue_cycles", median(after))
+      .num("complete_cycles", median(complete)).num("period_cycles", median(period))
+      .num("round_issue_cycles", median(r_issue)).num("round_complete_cycles", median(r_complete))
+      .num("start_spread_cycles", median(spread)).num("queued_at_return", median(after) / (W * tau));
+  for (int w = 0; w < W; ++w) {
+    const std::string i = "issue_cycles_wg" + std::to_string(w), c = "complete_cycles_wg" + std::to_string(w);
+    rec.num(i.c_str(), median(issue_wg[w])).num(c.c_str(), median(complete_wg[w]));
+  }
+  rec.emit();
+}
+
+template <int N, int T, int S, int B>
+static void run_issue_batch(Bufs& b, long long* stamps) {
+  for (int busy = 0; busy < 2; ++busy)
+    for (int w = 1; w <= kIssueMaxW; ++w) run_issue_one<N, T, S, B>(b, stamps, w, busy);
+}
+
+template <int N, int T, int S>
+static void run_issue_shape(Bufs& b, long long* stamps) {
+  if constexpr (S == 1) {
+    run_issue_batch<N, T, S, 1>(b, stamps);
+    run_issue_batch<N, T, S, 3>(b, stamps);
+  }
+  run_issue_batch<N, T, S, 2>(b, stamps);
+  run_issue_batch<N, T, S, 4>(b, stamps);
+  run_issue_batch<N, T, S, 6>(b, stamps);
+  run_issue_batch<N, T, S, 8>(b, stamps);
+  run_issue_batch<N, T, S, 12>(b, stamps);
+  run_issue_batch<N, T, S, 16>(b, stamps);
+}
+
+// Two m-subtiles of n256 (256 accumulator registers a thread) do not fit; e4m3 only at n256, one subtile.
+static void run_issue(Bufs& b) {
+  long long* stamps;
+  CK(cudaMalloc(&stamps, (size_t)b.sms * kIssueMaxW * kIssueRounds * 3 * sizeof(long long)));
+  run_issue_shape<256, 0, 1>(b, stamps);
+  run_issue_shape<64, 0, 2>(b, stamps);
+#ifndef MB_CI_SUBSET   // the CI compile check builds the largest and the two-subtile kernels only
+  run_issue_shape<64, 0, 1>(b, stamps);
+  run_issue_shape<128, 0, 1>(b, stamps);
+  run_issue_shape<128, 0, 2>(b, stamps);
+  run_issue_shape<256, 1, 1>(b, stamps);
+#endif
+  CK(cudaFree(stamps));
+}
+
 int main(int argc, char** argv) {
-  bool quick = false, trans = false;
+  bool quick = false, trans = false, issue = false;
   double burn_s = 0, gap_s = 0;
   int a_rows = 64, b_rows = 256;
   bool swizzle = false;
@@ -395,8 +545,10 @@ int main(int argc, char** argv) {
     }
     else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap_s = atof(argv[++i]);
     else if (!strcmp(argv[i], "--transient")) trans = true;
+    else if (!strcmp(argv[i], "--wgmma-issue")) issue = true;
     else die("unknown argument %s (usage: mb_wgmma [--quick] | mb_wgmma --burn SECONDS | mb_wgmma --burn-rows SECONDS "
-             "ROWS [BROWS] | mb_wgmma --swizzle | mb_wgmma --gap SECONDS | mb_wgmma --transient)", argv[i]);
+             "ROWS [BROWS] | mb_wgmma --swizzle | mb_wgmma --gap SECONDS | mb_wgmma --transient | "
+             "mb_wgmma --wgmma-issue)", argv[i]);
   }
   emit_device_record();
   Bufs b;
@@ -405,7 +557,9 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&b.out, 8 * sizeof(double)));
   CK(cudaMalloc(&b.cycles, b.sms * sizeof(unsigned long long)));
   CK(cudaMalloc(&b.probe, sizeof(ClockProbe)));
-  if (trans) {
+  if (issue) {
+    run_issue(b);
+  } else if (trans) {
     transient(b);
   } else if (gap_s > 0) {
     gap(b, gap_s);
