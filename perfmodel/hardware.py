@@ -126,6 +126,10 @@ class TensorCoreSection:
     sparse_speedup: float = _f(1, 4)
     mma_min_latency_cycles: float = _f(1, 1000)    # fixed pipeline latency floor of one MMA
     mma_issue_overhead_cycles: float = _f(0, 1000)  # per-instruction issue cost, also a gap in the tensor pipe
+    # sm_90a: a warpgroup's wgmma issue blocks while the SM's tensor core queue is full and returns with this many of the
+    # SM's instructions still queued, whichever warpgroups issued them (absent: it returns at once); it frees the
+    # previous stage only then
+    wgmma_queue_instructions: float = _f(0, 64, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -69,6 +69,8 @@ class SimParams:
     l2_tag_lookups_per_clock: float = 0.0   # this SM's share of the chip's lookups per SM cycle
     miss_probability: float = 0.0     # share of the stages that wait for HBM (Traffic.stage_miss_probability)
     release_delay_cycles: float = 0.0  # a multicast stage's release reaches its producer this much later (peers)
+    wgmma_queue_cycles: float = 0.0   # a wgmma batch's issue returns no earlier than its end less this (0: at once)
+    tma_first_issue_cycles: float = -1.0  # a stage's first box is requested this long into its issue (<0: at its end)
     operand_fill: tuple[float, float, float] = (1.0, 1.0, 1.0)   # in-bounds shares of A rows, B rows, K (power)
     cta_setup_cycles: float = 0.0      # a CTA's start before its first load (gpu.cta_setup_s at this clock)
     # the epilogue workers' stores share the SM's store path side by side (direct stores: every warpgroup's st.global
@@ -486,6 +488,12 @@ def build_inputs(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, cloc
         # which arrive over the cluster (symmetric peers release when this CTA's consumers do)
         release_delay_cycles=(hw.sync.cluster_arrive_cycles or 0.0) if cfg.multicast and cfg.cluster_size > 1
         and not sm100 else 0.0,
+        # the SM's tensor core queues wgmma_queue_instructions of its warpgroups' instructions (one queue, whoever issued)
+        wgmma_queue_cycles=0.0 if sm100 else (hw.tensor_core.wgmma_queue_instructions or 0.0) * (
+            max(math_c, smem_c) + hw.tensor_core.mma_issue_overhead_cycles),
+        # a stage's boxes are issued one after another by one thread: the first is requested after its own issue
+        # (and the stage's expect_tx), the others stream in while the rest are issued (tma.issue_cycles a box)
+        tma_first_issue_cycles=-1.0 if cp_async else hw.tma.issue_cycles + hw.sync.mbarrier_arrive_cycles,
         operand_fill=operand_fill(problem, cfg, sched))
     return ModelInputs(params, sched, traf, (hw.gpu.cluster_exit_s or 0.0) if sch.cluster_exit_sync else 0.0)
 

@@ -175,6 +175,7 @@ class SmSim:
         wait, issue = p.wait_cycles, p.tma_issue_cycles
         l2_b, hbm_b, smem_b = p.l2_bytes_per_stage, p.hbm_bytes_per_stage, p.stage_smem_bytes
         l2_first = p.first_tile_l2_reserve_bytes      # the first tile's stages (in step with the grid)
+        first_issue = p.tma_first_issue_cycles
         resume, ceil, tma_rate, stalls_append = self._resume_producer, math.ceil, tma.rate, self._stalls.append
         env, fast_tx = self.env, 0 < tx <= TX_COUNT_MAX
         for it in range(self.n_tiles * k_iters):
@@ -191,7 +192,9 @@ class SmSim:
                     first_stalls += done - free
                 if keep:
                     rec.span("TMA producer", f"wait {bar.name}", free, done, "wait_empty")
-            t_req = start + wait + issue
+            t_last = t_req = start + wait + issue
+            if first_issue >= 0:
+                t_req = start + wait + first_issue
             land = l2.reserve(t_req, l2_first if it <= last_first else l2_b)
             h = hbm.reserve(t_req, hbm_b)
             if h > land:
@@ -208,6 +211,8 @@ class SmSim:
             else:
                 m = t_req
             land = (land if land > m else m) + lat
+            if land < t_last + lat:
+                land = t_last + lat
             if queue:
                 # loaded HBM latency: a miss waits hbm_queue x u / (1 - u) more at the chip's HBM utilization u,
                 # this SM's recent use of its share (the SMs of a wave are alike), held below
@@ -235,7 +240,7 @@ class SmSim:
                     b._complete()
             else:
                 b.post_tx(tx, at)
-            c = ceil(t_req - start - 1e-9)
+            c = ceil(t_last - start - 1e-9)
             free = start + (c if c > 0 else 0)
             if it == last_first:
                 self.first.loads = (tma.busy, l2.busy, hbm.busy, first_stalls, tags.busy if tags else 0.0)
@@ -264,6 +269,7 @@ class SmSim:
         occ = self.occ
         batch, batch_math, batch_smem = n * occ, n * p.instr_math_cycles, n * p.instr_smem_cycles
         lead, last = (n - 1) * occ, (occ if occ > p.mma_latency_floor else p.mma_latency_floor)   # done, as _mma
+        queue = p.wgmma_queue_cycles
         for tile in range(self.n_tiles):
             marks = None if mark_ks is None else mark_ks.get(tile, ())   # this tile's k-blocks to snapshot
             pending: deque = deque()
@@ -316,6 +322,8 @@ class SmSim:
                 if marks is None or k in marks:
                     self._mark(tile, k, now)
                 nxt = t0 + issue
+                if queue and done - queue > nxt:             # the issue blocks while the tensor core's queue is full
+                    nxt = done - queue
                 if len(pending) > depth:                       # one batch a stage: at most one leaves
                     s_old, d_old = pending.popleft()
                     if d_old > nxt:
