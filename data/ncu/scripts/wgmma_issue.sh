@@ -36,6 +36,8 @@
 # What it means for the model: a 256x128 tile (2 warpgroups, 2 m-subtiles of n128, 8 instructions a 64-wide k-block)
 # exposes 16 tau - 2 q tau of each batch: 640 cycles with q = 3, 256 with q = 6 (c).
 # Built on the GPU machine. Usage: wgmma_issue.sh H100|H200.
+# H200 run (thirty-second session, after the H100's): expected the H100's law, 7 instructions of the SM queued when a
+# blocked issue returns (the same GH100 SM), within the H100 runs' spread (7.1-7.5).
 set -u
 source data/ncu/scripts/mb_on_card.sh mb_wgmma "${1:-H}"
 cp /tmp/mbb/mb_wgmma-*.ptxas.txt $OUT/ptxas.txt
