@@ -1,7 +1,7 @@
-"""How many wgmma instructions are still queued when a warpgroup's issue returns (mb_wgmma --wgmma-issue, H100,
-2026-11-28; data/microbench/wgmma_issue_h100, expectation in data/ncu/scripts/wgmma_issue.sh).
+"""How many wgmma instructions are still queued when a warpgroup's issue returns (mb_wgmma --wgmma-issue, 2026-11-28:
+data/microbench/wgmma_issue_h100 and wgmma_issue_h200, expectations in data/ncu/scripts/wgmma_issue.sh).
 
-    python3 benchmarks/derive_wgmma_issue.py
+    python3 benchmarks/derive_wgmma_issue.py [h100|h200]   (default h100)
 
 Prints the idle-pipe table (per shape and batch B, for W = 1, 2, 3 warpgroups: issue cycles t1 - t0 / completion
 cycles t2 - t0 / q_sm = (t2 - t1) / tau, the instructions of the whole SM still queued when the issue returned; per
@@ -15,7 +15,8 @@ import json
 import statistics as st
 from pathlib import Path
 
-DIR = Path(__file__).resolve().parent.parent / "data" / "microbench" / "wgmma_issue_h100"
+DATA = Path(__file__).resolve().parent.parent / "data" / "microbench"
+DIR = DATA / "wgmma_issue_h100"
 TAIL_CYCLES = 20   # last completion -> wait_group 0 returned -> clock64 (the blocked rows' t2 - t1 - 7 tau: 16-28)
 
 
@@ -81,4 +82,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import sys
+    gpu = sys.argv[1] if len(sys.argv) > 1 else "h100"
+    if gpu not in ("h100", "h200"):
+        sys.exit(f"derive_wgmma_issue: unknown GPU {gpu!r} (h100 or h200)")
+    DIR = DATA / f"wgmma_issue_{gpu}"
     main()
