@@ -105,8 +105,8 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     assert lo <= l2["rel_err"].mean() <= hi                    # "predicted 1% (H100) / 3% (H200) slower on average"
     lo, hi = (0.025, 0.04) if gpu == "h100-sxm" else (0.04, 0.06)
     assert lo <= l2["rel_err"].abs().mean() <= hi              # "3% (H100) / 5% (H200) off on average"
-    lo, hi = (0.01, 0.05) if gpu == "h100-sxm" else (0.07, 0.15)
-    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 30 (H100) / 1 in 9 (H200) more than 10% off"
+    lo, hi = (0.03, 0.06) if gpu == "h100-sxm" else (0.06, 0.11)
+    assert lo <= (l2["rel_err"].abs() > 0.10).mean() <= hi     # "1 in 22 (H100) / 1 in 12 (H200) more than 10% off"
     deep = l2[[KernelConfig.from_name(n).stages >= 7 for n in l2["config_name"]]]
     if gpu == "h100-sxm":                                      # "4% (H100) slower at rings of 7 or more stages"
         assert len(deep) >= 5 and -0.05 <= deep["rel_err"].mean() <= -0.02
@@ -115,14 +115,15 @@ def test_the_quoted_figures_hold_on_the_calibration_half(gpu):
     sk["ctas"] = [skinny_ctas(make_problem(f"{r.m}x{r.n}x{r.k}", r.dtype), KernelConfig.from_name(r.config_name), hw)
                   for r in sk.itertuples()]
     assert len(sk) >= 10
-    assert 0.15 <= sk["rel_err"].max() <= 0.25               # "up to 20%"
+    lo, hi = (0.09, 0.13) if gpu == "h100-sxm" else (0.15, 0.20)
+    assert lo <= sk["rel_err"].max() <= hi                   # "up to 11% (H100) / 17% (H200)"
     mid = sk[(sk["ctas"] >= 40) & (sk["ctas"] <= 100)]["rel_err"]
-    lo, hi = (-0.02, 0.03) if gpu == "h100-sxm" else (0.04, 0.10)
-    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "0% (H100) and 6% (H200) ... at 40-100 CTAs"
+    lo, hi = (-0.03, 0.0) if gpu == "h100-sxm" else (0.03, 0.07)
+    assert len(mid) >= 10 and lo <= mid.mean() <= hi        # "2% faster (H100) and 5% slower (H200) ... at 40-100 CTAs"
     edge = sk[((sk["ctas"] > 24) & (sk["ctas"] < 40)) | (sk["ctas"] > 100)]["rel_err"]
     assert len(edge) >= 5 and -0.04 <= edge.mean() <= 0.05   # "-2% (H100) / -2% (H200) at 25-40 and above 100"
     quiet = sk[sk["ctas"] <= 24]["rel_err"]
-    assert len(quiet) >= 2 and -0.05 <= quiet.mean() <= -0.01 and quiet.abs().max() <= 0.12   # "3% / 4% faster, up to 10%"
+    assert len(quiet) >= 2 and -0.05 <= quiet.mean() <= -0.01 and quiet.abs().max() <= 0.10   # "3% / 3% faster, up to 9%"
     n64 = cal[cal["rows64"] & cal["pred_bottleneck"].isin(["l2", "tensor_core"])]
     assert len(n64) >= 8
     lo, hi = (0.0, 0.03) if gpu == "h100-sxm" else (0.03, 0.07)
@@ -170,13 +171,13 @@ def test_the_short_kernel_figures_hold_on_the_calibration_half(gpu):
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_multicast_dead_slice_figures_hold_on_the_calibration_half(gpu):
-    """"4% faster (H100) / 1% slower (H200) than predicted on average, 9 in 22 (H100) / 2 in 9 (H200) more than 10%
-    off, from 28% faster to 15% slower"."""
+    """"7% faster (H100) / 5% faster (H200) than predicted on average, 14 in 22 (H100) / 3 in 9 (H200) more than 10%
+    off, from 34% faster to 11% slower"."""
     cal = _calibration(gpu)
     dead = cal[cal["caveats"].str.contains("multicast-dead-slice")]
     assert len(dead) >= (15 if gpu == "h100-sxm" else 5)
-    _assert_figures(dead, gpu, mean=((-0.04, 0.0), (0.0, 0.04)), beyond_10=((0.25, 0.45), (0.15, 0.45)),
-                    span=(-0.32, 0.16))
+    _assert_figures(dead, gpu, mean=((-0.09, -0.05), (-0.07, -0.03)), beyond_10=((0.55, 0.70), (0.25, 0.45)),
+                    span=(-0.36, 0.12))
 
 
 def test_a_dead_multicast_slice_is_loaded_as_plain_loads():
@@ -209,7 +210,7 @@ def test_the_short_kernel_caveat_follows_the_predicted_time():
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_hbm_heavy_clock_figures_hold_on_the_calibration_half(gpu):
     """"a clock 3% (H100) / 4% (H200) above the predicted one on average (the others within 2%), 2% (H100) / 4% (H200)
-    slower than predicted, 26 in 241 (H100) / 19 in 73 (H200) more than 10% off, from 18% faster to 47% slower"."""
+    slower than predicted, 27 in 242 (H100) / 18 in 76 (H200) more than 10% off, from 19% faster to 47% slower"."""
     cal = _calibration(gpu)
     heavy = cal["caveats"].str.contains("hbm-heavy-clock")
     assert heavy.sum() >= (150 if gpu == "h100-sxm" else 25)
@@ -218,7 +219,7 @@ def test_the_hbm_heavy_clock_figures_hold_on_the_calibration_half(gpu):
     lo, hi = (-0.035, -0.01) if gpu == "h100-sxm" else (-0.06, -0.03)
     assert lo <= err[heavy[probed.index]].mean() <= hi
     assert abs(err[~heavy[probed.index]].mean()) <= 0.02
-    _assert_figures(cal[heavy], gpu, mean=((-0.02, 0.02), (0.03, 0.07)), beyond_10=((0.05, 0.11), (0.2, 0.4)),
+    _assert_figures(cal[heavy], gpu, mean=((-0.02, 0.02), (0.03, 0.07)), beyond_10=((0.05, 0.13), (0.2, 0.4)),
                     span=(-0.22, 0.48))
 
 
@@ -234,8 +235,8 @@ def test_the_hbm_heavy_clock_caveat_follows_the_power_cap_and_the_hbm():
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_few_sharer_figures_hold_on_the_calibration_half(gpu):
-    """"5% (H100) / 9% (H200) slower than predicted on average, 9 in 42 (H100) / 9 in 22 (H200) more than 10% off, up
-    to 31% slower, where the other tiles of the same shapes are within 1% on average"."""
+    """"6% (H100) / 9% (H200) slower than predicted on average, 10 in 42 (H100) / 9 in 22 (H200) more than 10% off, up
+    to 31% slower, where the other tiles of the same shapes are within 2% on average"."""
     cal = _calibration(gpu)
     few = cal["caveats"].str.contains("few-sharer-64-row-tiles")
     rows = cal[few]
@@ -243,7 +244,7 @@ def test_the_few_sharer_figures_hold_on_the_calibration_half(gpu):
     _assert_figures(rows, gpu, mean=((0.03, 0.07), (0.06, 0.11)), beyond_10=((0.15, 0.30), (0.30, 0.50)),
                     span=(-0.12, 0.33))
     others = cal[cal["shape"].isin(rows["shape"].unique()) & ~few]
-    assert len(others) >= 50 and abs(others["rel_err"].mean()) <= 0.015
+    assert len(others) >= 50 and abs(others["rel_err"].mean()) <= 0.025
 
 
 def test_the_few_sharer_caveat_follows_the_tile_rows():
@@ -261,21 +262,21 @@ def test_the_few_sharer_caveat_follows_the_tile_rows():
 
 @pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
 def test_the_wide_k_block_figures_hold_on_the_calibration_half(gpu):
-    """"29% (H100) / 26% (H200) slower than predicted at 2 stages, up to 56%, and 10% / 8% slower at 3 ...; 32 in 36
-    (H100) / 25 in 34 (H200) more than 10% off, where their twins with 128-byte k-block rows at 2-3 stages are within
-    1% (H100) / 3% (H200) on average"."""
+    """"10% (H100) / 7% (H200) slower than predicted at 2 stages, up to 22%, and 7% / 6% slower at 3 ...; 17 in 36
+    (H100) / 9 in 34 (H200) more than 10% off, where their twins with 128-byte k-block rows at 2-3 stages are within
+    0.3% (H100) / 2% (H200) on average"."""
     cal = _calibration(gpu)
     wide = cal["caveats"].str.contains("wide-k-block-shallow-ring")
     stages = pd.Series([KernelConfig.from_name(n).stages for n in cal["config_name"]], index=cal.index)
     two, three = cal[wide & (stages == 2)], cal[wide & (stages == 3)]
     assert len(two) >= 25 and len(three) >= 8
-    lo, hi = (0.27, 0.31) if gpu == "h100-sxm" else (0.24, 0.28)
+    lo, hi = (0.08, 0.12) if gpu == "h100-sxm" else (0.055, 0.095)
     assert lo <= two["rel_err"].mean() <= hi
-    lo, hi = (0.09, 0.12) if gpu == "h100-sxm" else (0.07, 0.10)
+    lo, hi = (0.06, 0.09) if gpu == "h100-sxm" else (0.045, 0.075)
     assert lo <= three["rel_err"].mean() <= hi
-    assert 0.54 <= cal[wide]["rel_err"].max() <= 0.57
+    assert 0.20 <= cal[wide]["rel_err"].max() <= 0.23
     share = (cal[wide]["rel_err"].abs() > 0.10).mean()
-    assert (0.85 <= share <= 0.92) if gpu == "h100-sxm" else (0.70 <= share <= 0.77)
+    assert (0.42 <= share <= 0.52) if gpu == "h100-sxm" else (0.22 <= share <= 0.31)
     rows128 = pd.Series([KernelConfig.from_name(n).tile_k for n in cal["config_name"]], index=cal.index) * \
         cal["dtype"].map({"bf16": 2, "e4m3": 1})
     sw128 = pd.Series([KernelConfig.from_name(n).swizzle_a.value == "128" for n in cal["config_name"]], index=cal.index)

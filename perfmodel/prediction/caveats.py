@@ -66,7 +66,7 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             f"power-limited with the HBM {power_limited_hbm * 100:.0f}% busy: such kernels ran a clock 3% (H100) / 4% "
             "(H200) above the predicted one on average where the in-kernel probe read it (the other power-limited "
             "and uncapped kernels within 2%), and measured 2% (H100) / 4% (H200) slower than predicted on average, "
-            "26 in 241 (H100) / 19 in 73 (H200) more than 10% off, from 18% faster to 47% slower (calibration half). "
+            "27 in 242 (H100) / 18 in 76 (H200) more than 10% off, from 19% faster to 47% slower (calibration half). "
             "The power law (sim/power.py) lets the core-rail share of the HBM path's power fall with the core voltage "
             "(clock.hbm_core_share, since 2026-11-27: the miss was 4% / 7% before); what is left is the mix of L2, HBM "
             "and tensor power at low clocks (benchmarks/clock_by_hbm.py --power) and, on the H200, cycles predicted "
@@ -114,16 +114,16 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "with tile order and sharing (ncu: the SMs received "
             "1.01-2.18x the sectors the L2 served, data/ncu), so such points scatter: on our calibration data (long-K "
             "points aside: long-k-drift) 3% (H100) / 5% (H200) off on average, predicted 1% (H100) / 3% (H200) "
-            "slower than measured on average and 4% (H100) slower at rings of 7 or more stages, 1 in 30 (H100) / 1 in 9 "
+            "slower than measured on average and 4% (H100) slower at rings of 7 or more stages, 1 in 22 (H100) / 1 in 12 "
             "(H200) more than 10% off either way"))
     if cfg.multicast and cfg.cluster_size > 1 and dead_multicast_slice(problem, cfg):
         out.append(Caveat(
             "multicast-dead-slice",
             "a slice of the multicast box lies wholly beyond the matrix edge (one CTA of the cluster loads zero fill "
             "only): such a pair ran as slow as the same tile without multicast, or slower (the low-fill probe), and "
-            "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 4% faster "
-            "(H100) / 1% slower (H200) than predicted on average, 9 in 22 (H100) / 2 in 9 (H200) more than 10% off, "
-            "from 28% faster to 15% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
+            "the model loads it as plain loads, not knowing what the dead slice costs; such points measured 7% faster "
+            "(H100) / 5% faster (H200) than predicted on average, 14 in 22 (H100) / 3 in 9 (H200) more than 10% off, "
+            "from 34% faster to 11% slower (calibration half): a tile with fewer rows, or no multicast, avoids it"))
     narrow64 = Swizzle.B64 in (cfg.swizzle_a, cfg.swizzle_b)
     if bottleneck in ("l2", "tensor_core") and narrow64:
         out.append(Caveat(
@@ -138,25 +138,24 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         out.append(Caveat(
             "wide-k-block-shallow-ring",
             f"{k_row_bytes:.0f}-byte k-block rows (two or more 128-byte swizzle boxes an operand row) in a "
-            f"{cfg.stages}-stage ring: such rings measured 29% (H100) / 26% (H200) slower than predicted at 2 stages, "
-            "up to 56%, and 10% / 8% slower at 3 (calibration half: configs/sweeps/sm90_calib47.toml, "
-            "sm90_calib48.toml and tune's validated top-8; 32 in 36 (H100) / 25 in 34 (H200) more than 10% off), where "
-            "their twins with 128-byte k-block rows at 2-3 stages are within 1% (H100) / 3% (H200) on average. The "
-            "loads land as the model has them (mb_tma --wide-k) and the MMA batches alone run at the tensor time "
-            "(--wide-k-mma); what "
-            "the model misses is the release: a consumer's wgmma issue blocks while the tensor core's queue is full "
-            "and returns with only the last few k-steps queued, and only then does it free the previous stage, so a "
-            "2-stage ring starts its next load after most of the (longer) batch. Not modelled yet: prefer the "
-            "narrower k-block (64 bf16 / 128 fp8 elements), or 3-4 stages"))
+            f"{cfg.stages}-stage ring: such rings measured 10% (H100) / 7% (H200) slower than predicted at 2 stages, "
+            "up to 22%, and 7% / 6% slower at 3 (calibration half: configs/sweeps/sm90_calib47.toml, sm90_calib48.toml "
+            "and tune's validated top-8; 17 in 36 (H100) / 9 in 34 (H200) more than 10% off), where their twins with "
+            "128-byte k-block rows at 2-3 stages are within 0.3% (H100) / 2% (H200) on average. The model counts what "
+            "a ring with one stage in flight pays for the batch's issue (it blocks while the SM's tensor core queue "
+            "holds more than 7 wgmma, mb_wgmma --wgmma-issue, and the previous stage is freed only then; before that "
+            "these rings ran 29% / 26% slower than predicted); the rest is the GEMM's own mainloop, 12-17% slower with "
+            "256-byte rows than a walk with the same loads, batches and release (data/ncu/wide_k_tile_h100), and not "
+            "modelled: prefer the narrower k-block (64 bf16 / 128 fp8 elements), or 3-4 stages"))
     tile_rows = math.ceil(problem.m / cfg.tile_m)
     if (cfg.tile_m == FEW_SHARER_TILE_M and cfg.consumers == 1 and cfg.cluster_size == 1
             and FEW_SHARER_ROWS[0] <= tile_rows <= FEW_SHARER_ROWS[1]):
         out.append(Caveat(
             "few-sharer-64-row-tiles",
             f"a one-consumer {cfg.tile_m}-row tile at M = {problem.m}: {tile_rows} tile rows, so {tile_rows} CTAs read "
-            "each B panel. Such points measured 5% (H100) / 9% (H200) slower than predicted on average, 9 in 42 (H100) "
+            "each B panel. Such points measured 6% (H100) / 9% (H200) slower than predicted on average, 10 in 42 (H100) "
             "/ 9 in 22 (H200) more than 10% off, up to 31% slower, where the other tiles of the same shapes are within "
-            "1% on average (calibration half). The memory system holds them where the model sees the tensor core "
+            "2% on average (calibration half). The memory system holds them where the model sees the tensor core "
             "(256x4096x14336, 64x256 at 3 / 4 / 5 stages: 250 / 313 / 336 TFLOP/s measured, 342 / 433 / 432 "
             "predicted at the loops' clocks): in the same walk without MMAs, launched as our kernel is, the CTAs of "
             "the busiest GPC (15 of 64) take ~30% (H100) / ~12% (H200) longer a k-block than the others, with B's "
@@ -169,15 +168,15 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 0% (H100) and 6% (H200) slower than predicted on average at 40-100 CTAs, "
-                "up to 20%, and -2% (H100) / -2% (H200) at 25-40 and above 100 (calibration half). The model counts "
+                head + "such tiles measured 2% faster (H100) and 5% slower (H200) than predicted on average at 40-100 CTAs, "
+                "up to 11% (H100) / 17% (H200), and -2% (H100) / -2% (H200) at 25-40 and above 100 (calibration half). The model counts "
                 "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, their zero fill held longer under HBM load: "
                 "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
                 "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such small grids measured 3% (H100) and 4% (H200) faster than predicted on average, up to 10% "
+                head + "such small grids measured 3% (H100) and 3% (H200) faster than predicted on average, up to 9% "
                 "(calibration half, at the in-kernel clock the model takes for tensor kernels, clock.tensor_max_hz): "
                 "the model holds their rings of half-empty tiles slower than they run (docs/model.md)"))
     return tuple(out)
