@@ -74,11 +74,7 @@ static CUtensorMap make_map(void* base, int elem_bytes, uint64_t rows, uint64_t 
   return m;
 }
 
-// ---------------------------------------------------------------- device
-__device__ __forceinline__ void tma_store(const CUtensorMap* m, uint32_t src, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
-               ::"l"(reinterpret_cast<uint64_t>(m)), "r"(src), "r"(c0), "r"(c1) : "memory");
-}
+// ---------------------------------------------------------------- device (tma_store: mb_tma_common.cuh)
 
 // Boxes are numbered b = row_block << nbx_log2 | column; counts are powers of two (no division in the
 // issuing thread's loop: see mb_tma.cu).

@@ -24,7 +24,7 @@
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table |
 //        --miss-mix |
-//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k | --wide-k-mma]
+//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k | --wide-k-mma | --wide-k-gap]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -36,9 +36,12 @@
 //    (--wide-k) the whole-grid 8192^3 walks with one or two 64-column boxes per operand a stage (128- / 256-byte
 //    k-block rows), the GEMM's release of the previous stage or the stage itself, 2-4 stages, no MMAs (tma_wide_k);
 //    (--wide-k-mma) the same lag-1 rings with the GEMM's wgmma batches on each stage, TMA loads on or off
-//    (tma_wide_k_mma).
+//    (tma_wide_k_mma); (--wide-k-gap) those rings with what our GEMM adds: its output tile written through TMA, A and B
+//    as two tensors, its shared-memory layout, its register split and launch (tma_wide_k_gap).
 #include "mb_tma_common.cuh"
 #include "mb_wgmma_ops.cuh"
+
+#include <cuda_bf16.h>
 
 static bool g_quick = false;
 static bool g_panel_only = false;  // only tma_hbm_panel (issue 8)
@@ -78,6 +81,7 @@ static bool g_mc_oob = false;       // only --mc-oob
 static bool g_gpc_load = false;     // only --gpc-load
 static bool g_wide_k = false;       // only --wide-k (tma_wide_k)
 static bool g_wide_k_mma = false;   // only --wide-k-mma (tma_wide_k_mma)
+static bool g_wide_k_gap = false;   // only --wide-k-gap (tma_wide_k_gap)
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -379,17 +383,30 @@ __global__ void tma_gemm_walk_kernel(const __grid_constant__ CUtensorMap ma, con
   }
 }
 
+// Where a ring's stage s keeps its A and B boxes: the stage's A then its B, one stage after the other (the walks'
+// layout), or split as gemm_sm90.cu's carve() lays them (every stage's A, then every stage's B: --wide-k-gap layout).
+struct WideKRing {
+  uint32_t base;
+  int stages, a_bytes, b_bytes;   // a stage's A and B bytes
+  bool split;
+  __device__ __forceinline__ uint32_t a(int s) const { return base + s * (split ? a_bytes : a_bytes + b_bytes); }
+  __device__ __forceinline__ uint32_t b(int s) const {
+    return split ? base + stages * a_bytes + s * b_bytes : a(s) + a_bytes;
+  }
+};
+
 // The producer of the --wide-k walks (one thread): per stage kb A boxes (128 rows) and kb B boxes (tile_n rows) of 64
-// columns, the second at column +64, laid out as the GEMM lays them, under one full barrier; each stage's issue clock
-// kept (8 B a stage at `issued`) for its landing time. load = false: after the ring's first round only the arrival (no
-// bytes; the stage keeps that round's data).
-__device__ __forceinline__ void wide_k_produce(const CUtensorMap* ma, const CUtensorMap* mb, uint32_t base,
-                                               uint32_t full, uint32_t empty, uint32_t issued, int stages, int kb,
-                                               int tile_n, int tiles, int k_iters, int tiles_m, int tiles_n,
-                                               int b_row0, bool load) {
-  const int a_box = 128 * 128, b_box = tile_n * 128, a_bytes = kb * a_box, stage_bytes = kb * (a_box + b_box);
+// columns, the second at column +64, laid out as the GEMM lays them (box j of an operand at j x its box bytes, the
+// stage where `ring` puts it), under one full barrier; each stage's issue clock kept (8 B a stage at `issued`) for its
+// landing time. load = false: after the ring's first round only the arrival (no bytes; the stage keeps that round's
+// data).
+__device__ __forceinline__ void wide_k_produce(const CUtensorMap* ma, const CUtensorMap* mb, const WideKRing& ring,
+                                               uint32_t full, uint32_t empty, uint32_t issued, int kb, int tile_n,
+                                               int tiles, int k_iters, int tiles_m, int tiles_n, int b_row0,
+                                               bool load) {
+  const int a_box = 128 * 128, b_box = tile_n * 128, stage_bytes = kb * (a_box + b_box);
   const int total = tiles_m * tiles_n;
-  Ring r(stages);
+  Ring r(ring.stages);
   for (int j = 0; j < tiles; ++j) {
     int m, n;
     tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
@@ -397,11 +414,11 @@ __device__ __forceinline__ void wide_k_produce(const CUtensorMap* ma, const CUte
     for (int k = 0, col = 0; k < k_iters; ++k, col += 64 * kb, r.next()) {
       if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
       asm volatile("st.shared.u64 [%0], %1;" :: "r"(issued + 8 * r.s), "l"(clk()) : "memory");
-      const uint32_t bar = full + 8 * r.s, dst = base + r.s * stage_bytes;
+      const uint32_t bar = full + 8 * r.s, a_dst = ring.a(r.s), b_dst = ring.b(r.s);
       if (load || !r.wrapped) {
         mbar_arrive_expect_tx(bar, stage_bytes);
-        for (int i = 0; i < kb; ++i) tma_load(dst + i * a_box, ma, col + 64 * i, a_row, bar);
-        for (int i = 0; i < kb; ++i) tma_load(dst + a_bytes + i * b_box, mb, col + 64 * i, b_row, bar);
+        for (int i = 0; i < kb; ++i) tma_load(a_dst + i * a_box, ma, col + 64 * i, a_row, bar);
+        for (int i = 0; i < kb; ++i) tma_load(b_dst + i * b_box, mb, col + 64 * i, b_row, bar);
       } else {
         mbar_arrive(bar);
       }
@@ -428,8 +445,8 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
   init_walk_ring(full, empty, stages, 1, &ma, &mb);
   const long long t0 = clk();
   if (threadIdx.x == 0) {            // producer
-    wide_k_produce(&ma, &mb, base, full, empty, issued, stages, kb, tile_n, tiles, k_iters, tiles_m, tiles_n, b_row0,
-                   true);
+    const WideKRing ring{base, stages, kb * 128 * 128, kb * tile_n * 128, false};
+    wide_k_produce(&ma, &mb, ring, full, empty, issued, kb, tile_n, tiles, k_iters, tiles_m, tiles_n, b_row0, true);
   } else if (threadIdx.x == 32) {    // consumer
     int cs = 0, prev = -1;
     uint32_t cpar = 0;
@@ -463,25 +480,74 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
 // the full barrier (no bytes; the stage keeps that round's data): the wgmma batches alone on the same layout.
 // land: issue-to-landing cycles of a stage as warpgroup 0 sees it; waited: its cycles in wgmma.wait_group 1 a stage
 // (how long the previous batch was still running once this stage had landed and its batch was issued).
+// --wide-k-gap (the thirty-second session) adds what our GEMM does and this walk did not, by `gap`'s bits (0 in
+// --wide-k-mma) and REGS: kGapOut, after each tile (wait_group 0, the last stage freed) the consumers write it to D as
+// gemm_sm90.cu's epilogue_tma does (a 16 KB staging buffer after the ring, per warpgroup and 64-column subtile: wait
+// for the previous store's reads, bf16 pairs into 128-byte-swizzled rows, fence.proxy.async, one TMA store, commit;
+// md's box 64 columns x 64 rows); kGapSplit, the GEMM's shared-memory layout (WideKRing::split); kGapZero, the
+// accumulators zeroed at each tile's start; REGS, the GEMM's setmaxnreg split (producer warpgroup 40, consumers 232).
+// (Two tensors for A and B, and a cluster launch, are the host's: bench_wide_k_gap.)
+constexpr int kGapOut = 1, kGapSplit = 2, kGapZero = 4;
+constexpr int kWideKEpiBytes = 64 * 128;   // a warpgroup's staging: 64 rows x 64 bf16 columns
+
 __device__ __forceinline__ uint64_t wide_desc_sw128(uint32_t addr) {   // K-major, 128B swizzle, SBO 1024 B
   return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
 }
 
-template <int TN, int KB>
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
+// A consumer warpgroup's 64 x TN accumulators (m64nTN fragment) to D at (row0, col0), as gemm_sm90.cu's epilogue_tma
+// (one m-subtile, one n-subtile of TN): `stage` is the warpgroup's 8 KB staging buffer, named barrier 1 + cons.
+template <int TN>
+__device__ __forceinline__ void wide_k_epilogue(const float (&acc)[TN / 2], uint32_t stage, const CUtensorMap* md,
+                                                int cons, int row0, int col0) {
+  const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+#pragma unroll
+  for (int sub = 0; sub < TN / 64; ++sub) {
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + cons) : "memory");
+#pragma unroll
+    for (int i = 8 * sub; i < 8 * sub + 8; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + 8 * h;
+        const int byte = (i - 8 * sub) * 16 + (lane % 4) * 4;   // within the 128-byte row
+        const uint32_t addr = stage + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+        asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(pack_bf16x2(acc[i * 4 + 2 * h], acc[i * 4 + 2 * h + 1])));
+      }
+    }
+    fence_proxy_async();
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + cons) : "memory");
+    if (tid == 0) {
+      tma_store(md, stage, col0 + 64 * sub, row0);
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    }
+  }
+}
+
+template <int TN, int KB, bool REGS>
 __global__ void __launch_bounds__(384, 1)
-tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb, int stages,
-                      int tiles, int k_iters, int tiles_m, int tiles_n, int b_row0, int load,
-                      unsigned long long* cycles, unsigned long long* land, unsigned long long* waited, float* sink) {
+tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
+                      const __grid_constant__ CUtensorMap md, int stages, int tiles, int k_iters, int tiles_m,
+                      int tiles_n, int b_row0, int load, int gap, unsigned long long* cycles, unsigned long long* land,
+                      unsigned long long* waited, float* sink) {
   extern __shared__ uint8_t raw[];
-  constexpr int a_box = 128 * 128, b_box = TN * 128, a_bytes = KB * a_box, stage_bytes = KB * (a_box + b_box);
-  const uint32_t base = aligned_base(raw), full = base + stages * stage_bytes, empty = full + 8 * stages;
+  constexpr int a_box = 128 * 128, b_box = TN * 128, stage_bytes = KB * (a_box + b_box);
+  const WideKRing ring{aligned_base(raw), stages, KB * a_box, KB * b_box, (gap & kGapSplit) != 0};
+  const uint32_t epi = ring.base + stages * stage_bytes;   // the staging buffers (kGapOut only)
+  const uint32_t full = epi + ((gap & kGapOut) ? 2 * kWideKEpiBytes : 0), empty = full + 8 * stages;
   const uint32_t issued = empty + 8 * stages;   // each stage's issue clock (8 B a stage)
   init_walk_ring(full, empty, stages, 2, &ma, &mb);   // one release a consumer warpgroup
   const long long t0 = clk();
-  if (threadIdx.x == 0) {            // producer
-    wide_k_produce(&ma, &mb, base, full, empty, issued, stages, KB, TN, tiles, k_iters, tiles_m, tiles_n, b_row0,
-                   load != 0);
-  } else if (threadIdx.x >= 128) {   // two consumer warpgroups
+  if (threadIdx.x < 128) {           // the producer warpgroup: thread 0 loads
+    if constexpr (REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
+    if (threadIdx.x == 0)
+      wide_k_produce(&ma, &mb, ring, full, empty, issued, KB, TN, tiles, k_iters, tiles_m, tiles_n, b_row0, load != 0);
+  } else {                           // two consumer warpgroups
+    if constexpr (REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
     const int cons = ((int)threadIdx.x - 128) / 128;
     const bool lead = (threadIdx.x % 128) == 0, timer = threadIdx.x == 128;
     float acc[TN / 2];
@@ -491,6 +557,10 @@ tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_const
     uint32_t cpar = 0;
     unsigned long long landed = 0, wait_sum = 0;
     for (int j = 0; j < tiles; ++j) {
+      if (gap & kGapZero) {
+#pragma unroll
+        for (int i = 0; i < TN / 2; ++i) acc[i] = 0.f;
+      }
       for (int k = 0; k < k_iters; ++k) {
         mbar_wait(full + 8 * cs, cpar);
         if (timer) {
@@ -498,7 +568,7 @@ tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_const
           asm volatile("ld.shared.u64 %0, [%1];" : "=l"(t_issue) : "r"(issued + 8 * cs) : "memory");
           landed += (unsigned long long)(clk() - t_issue);
         }
-        const uint32_t a_base = base + cs * stage_bytes + cons * 64 * 128, b_base = base + cs * stage_bytes + a_bytes;
+        const uint32_t a_base = ring.a(cs) + cons * 64 * 128, b_base = ring.b(cs);
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < 4 * KB; ++kk) {
@@ -518,7 +588,13 @@ tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_const
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
       if (lead) mbar_arrive(empty + 8 * prev);   // the tile's end
       prev = -1;
+      if (gap & kGapOut) {
+        int m, n;
+        tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % (tiles_m * tiles_n), tiles_m, tiles_n, 0, 8, m, n);
+        wide_k_epilogue<TN>(acc, epi + cons * kWideKEpiBytes, &md, cons, m * 128 + cons * 64, n * TN);
+      }
     }
+    if ((gap & kGapOut) && lead) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < TN / 2; ++i) s += acc[i];
@@ -1491,33 +1567,82 @@ static void bench_wide_k(Ctx& c) {
 // wgmma batches alone on the first round's data). Records "tma_wide_k_mma": cycles a stage and a 64-column k-block
 // (the median CTA), the median CTA's mean stage issue-to-landing cycles and wgmma.wait_group 1 cycles a stage, the
 // tensor-core time of a stage at 4096 FLOP/clk/SM.
+constexpr int kWideM = 8192, kWideN = 8192, kWideK = 8192;   // the walks' GEMM, bf16
+
+// One walk of tma_wide_k_mma_kernel over that grid: A's and B's maps (B's tile rows from b_row0 of its tensor), D's
+// (kGapOut), the ring's depth, loads on or off, --wide-k-gap's bits, and a launch as our harness launches the GEMM
+// (cudaLaunchKernelEx with a cluster dimension of 1) or a plain one.
+struct WideKWalk {
+  CUtensorMap ma, mb, md;
+  int b_row0, stages, load, gap;
+  bool cluster;
+};
+
+struct WideKShape {   // a tile's figures on that grid
+  int tiles_m, tiles_n, tiles_per_cta, k_iters, stage_bytes, mma_cycles;
+  WideKShape(const Ctx& c, int tn, int kb)
+      : tiles_m(kWideM / 128), tiles_n(kWideN / tn), tiles_per_cta((tiles_m * tiles_n + c.sms - 1) / c.sms),
+        k_iters(kWideK / (64 * kb)), stage_bytes(kb * (128 + tn) * 128), mma_cycles(2 * 128 * tn * 64 * kb / 4096) {}
+  double stages_total() const { return (double)tiles_per_cta * k_iters; }
+};
+
+static int wide_k_smem(const WideKShape& sh, const WideKWalk& wk) {
+  return smem_request(wk.stages * sh.stage_bytes + ((wk.gap & kGapOut) ? 2 * kWideKEpiBytes : 0) + 24 * wk.stages);
+}
+
+// `reps` timed launches back to back (unflushed, as --walk-drift's), after one untimed launch when `warm`.
+template <int TN, int KB, bool REGS>
+static WalkTiming wide_k_mma_time(Ctx& c, const WideKWalk& wk, int reps, bool warm, unsigned long long* land,
+                                  unsigned long long* waited) {
+  const WideKShape sh(c, TN, KB);
+  const int smem = wide_k_smem(sh, wk);
+  auto kernel = tma_wide_k_mma_kernel<TN, KB, REGS>;
+  set_smem((const void*)kernel, smem);
+  auto launch = [&] {
+    if (wk.cluster) {
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t cfg = cluster_launch_config(c.sms, 384, smem, 1, &attr, true);
+      CK(cudaLaunchKernelEx(&cfg, kernel, wk.ma, wk.mb, wk.md, wk.stages, sh.tiles_per_cta, sh.k_iters, sh.tiles_m,
+                            sh.tiles_n, wk.b_row0, wk.load, wk.gap, c.cycles, land, waited, (float*)c.sink));
+    } else {
+      kernel<<<c.sms, 384, smem>>>(wk.ma, wk.mb, wk.md, wk.stages, sh.tiles_per_cta, sh.k_iters, sh.tiles_m,
+                                   sh.tiles_n, wk.b_row0, wk.load, wk.gap, c.cycles, land, waited, (float*)c.sink);
+    }
+  };
+  if (warm) event_ms(launch);
+  return time_walk(c, c.sms, (int)sh.stages_total(), reps, launch, false);
+}
+
+// The fields every tma_wide_k_mma / tma_wide_k_gap record carries (the median CTA's cycles, land and wait_group 1
+// cycles a stage; the kernel clock from the median launch and the median CTA's cycles).
+static Rec& wide_k_timing(Rec& rec, const Ctx& c, const WideKShape& sh, int tn, int kb, int stages, int load,
+                          const WalkTiming& w, const unsigned long long* land, const unsigned long long* waited) {
+  const double stages_total = sh.stages_total();
+  return rec.num("m", kWideM).num("n", kWideN).num("k", kWideK).num("tile_m", 128).num("tile_n", tn)
+      .num("tile_k", 64 * kb).num("kb", kb).num("stages", stages).num("load", load).str("order", "pm8")
+      .num("mma_cycles", sh.mma_cycles).num("stage_bytes", sh.stage_bytes).num("k_iters", sh.k_iters)
+      .num("tiles_per_cta", sh.tiles_per_cta).num("ctas", c.sms)
+      .num("cycles_per_stage", w.cycles_per_kblock).num("max_cycles_per_stage", w.max_cycles_per_kblock)
+      .num("cycles_per_kblock", w.cycles_per_kblock / kb)
+      .num("land_cycles", median_land_cycles(land, c.sms)).num("wait_cycles", median_land_cycles(waited, c.sms))
+      .num("bytes_per_clock_per_sm", load ? sh.stage_bytes / w.cycles_per_kblock : 0.0)
+      .num("chip_bytes_per_s", load ? stages_total * sh.stage_bytes * c.sms / (w.ms * 1e-3) : 0.0)
+      .num("kernel_mhz", stages_total * w.cycles_per_kblock / (w.ms * 1e3))
+      .num("ns_per_stage", w.ms * 1e6 / stages_total).num("ms", w.ms);
+}
+
 template <int TN, int KB>
 static void wide_k_mma_config(Ctx& c, unsigned long long* land, unsigned long long* waited) {
-  const int M = 8192, N = 8192, K = 8192, reps = g_ncu ? 1 : 3;
-  const Tensor2D t = {c.big.base, (uint64_t)(M + N), (uint64_t)K};
-  CUtensorMap ma = make_map(t, 64, 128, 128), mb = make_map(t, 64, (uint32_t)TN, 128);
-  const int tiles_m = M / 128, tiles_n = N / TN, tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
-  const int stage_bytes = KB * (128 + TN) * 128, k_iters = K / (64 * KB), mma_cycles = 2 * 128 * TN * 64 * KB / 4096;
+  const Tensor2D t = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
+  const CUtensorMap ma = make_map(t, 64, 128, 128), mb = make_map(t, 64, (uint32_t)TN, 128);
+  const WideKShape sh(c, TN, KB);
   for (int stages = 2; stages <= 3; ++stages) {
-    const int smem = smem_request(stages * stage_bytes + 24 * stages);
-    if (smem > 227 * 1024) continue;
-    set_smem((const void*)tma_wide_k_mma_kernel<TN, KB>, smem);
     for (int load : {1, 0}) {
-      const WalkTiming w = time_walk(c, c.sms, tiles_per_cta * k_iters, reps, [&] {
-        tma_wide_k_mma_kernel<TN, KB><<<c.sms, 384, smem>>>(ma, mb, stages, tiles_per_cta, k_iters, tiles_m, tiles_n,
-                                                            M, load, c.cycles, land, waited, (float*)c.sink);
-      }, false);
-      const double stages_total = (double)tiles_per_cta * k_iters;
-      Rec("tma_wide_k_mma").num("m", M).num("n", N).num("k", K).num("tile_m", 128).num("tile_n", TN)
-          .num("tile_k", 64 * KB).num("kb", KB).num("stages", stages).num("load", load).str("order", "pm8")
-          .num("mma_cycles", mma_cycles).num("stage_bytes", stage_bytes).num("k_iters", k_iters)
-          .num("tiles_per_cta", tiles_per_cta).num("ctas", c.sms)
-          .num("cycles_per_stage", w.cycles_per_kblock).num("max_cycles_per_stage", w.max_cycles_per_kblock)
-          .num("cycles_per_kblock", w.cycles_per_kblock / KB)
-          .num("land_cycles", median_land_cycles(land, c.sms)).num("wait_cycles", median_land_cycles(waited, c.sms))
-          .num("bytes_per_clock_per_sm", load ? stage_bytes / w.cycles_per_kblock : 0.0)
-          .num("chip_bytes_per_s", load ? stages_total * stage_bytes * c.sms / (w.ms * 1e-3) : 0.0)
-          .num("ms", w.ms).emit();
+      const WideKWalk wk{ma, mb, ma, kWideM, stages, load, 0, false};   // md unused
+      if (wide_k_smem(sh, wk) > 227 * 1024) continue;
+      const WalkTiming w = wide_k_mma_time<TN, KB, false>(c, wk, g_ncu ? 1 : 3, false, land, waited);
+      Rec rec("tma_wide_k_mma");
+      wide_k_timing(rec, c, sh, TN, KB, stages, load, w, land, waited).emit();
     }
   }
 }
@@ -1530,6 +1655,88 @@ static void bench_wide_k_mma(Ctx& c) {
   wide_k_mma_config<256, 2>(c, land, waited);
   wide_k_mma_config<128, 1>(c, land, waited);
   wide_k_mma_config<128, 2>(c, land, waited);
+  CK(cudaFree(land));
+  CK(cudaFree(waited));
+}
+
+// tma_wide_k_gap (the thirty-second session): our GEMM's 2-stage mainloop of 256-byte k-block rows runs 12-17% slower
+// than --wide-k-mma's walk of the same loads, batches and release protocol (3911-3976 against 3340-3481 cycles a stage
+// at 128x256x128, 2610-2637 against 2355-2402 at 128x128x128; the 128-byte rows agree): which of the GEMM's
+// differences makes it? The walk (2 stages, loads on) with each of them and their combinations (kGapVariants): "out",
+// each tile written to a D of its own (M x N bf16) as the GEMM's TMA epilogue does; "ab", A and B in allocations and
+// tensor maps of their own (M x K, N x K) as the GEMM's; "layout", the GEMM's shared-memory layout; "regs", its
+// setmaxnreg split; "cluster", its launch (cudaLaunchKernelEx, a cluster of 1); "gemm", all of those and the
+// accumulators zeroed each tile. 128x256 and 128x128 tiles, kb = 2 and (controls) kb = 1; `rounds` rounds, each of
+// every configuration and variant (the variants' order rotated a round), each one untimed launch and `reps` timed ones.
+// Records "tma_wide_k_gap": the tma_wide_k_mma fields with the variant, its parts and the round.
+struct GapVariant {
+  const char* name;
+  int gap;            // the kernel's kGap* bits
+  bool ab, regs, cluster;
+};
+static const GapVariant kGapVariants[] = {
+    {"base", 0, false, false, false},
+    {"out", kGapOut, false, false, false},
+    {"ab", 0, true, false, false},
+    {"layout", kGapSplit, false, false, false},
+    {"out+ab", kGapOut, true, false, false},
+    {"out+layout", kGapOut | kGapSplit, false, false, false},
+    {"ab+layout", kGapSplit, true, false, false},
+    {"all", kGapOut | kGapSplit, true, false, false},
+    {"regs", 0, false, true, false},
+    {"cluster", 0, false, false, true},
+    {"gemm", kGapOut | kGapSplit | kGapZero, true, true, true},
+};
+
+struct GapTensors { void *a, *b, *d; };   // the GEMM's A (M x K), B (N x K) and D (M x N), bf16
+
+template <int TN, int KB>
+static void wide_k_gap_config(Ctx& c, const GapTensors& g, int round, int reps, unsigned long long* land,
+                              unsigned long long* waited) {
+  const Tensor2D one = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
+  const Tensor2D ta = {g.a, (uint64_t)kWideM, (uint64_t)kWideK}, tb = {g.b, (uint64_t)kWideN, (uint64_t)kWideK};
+  const Tensor2D td = {g.d, (uint64_t)kWideM, (uint64_t)kWideN};
+  const CUtensorMap ma1 = make_map(one, 64, 128, 128), mb1 = make_map(one, 64, (uint32_t)TN, 128);
+  const CUtensorMap ma2 = make_map(ta, 64, 128, 128), mb2 = make_map(tb, 64, (uint32_t)TN, 128);
+  const CUtensorMap md = make_map(td, 64, 64, 128);
+  const WideKShape sh(c, TN, KB);
+  const int n = (int)(sizeof(kGapVariants) / sizeof(kGapVariants[0]));
+  for (int i = 0; i < n; ++i) {
+    const GapVariant& v = kGapVariants[(i + 3 * round) % n];
+    const WideKWalk wk{v.ab ? ma2 : ma1, v.ab ? mb2 : mb1, md, v.ab ? 0 : kWideM, 2, 1, v.gap, v.cluster};
+    const WalkTiming w = v.regs ? wide_k_mma_time<TN, KB, true>(c, wk, reps, true, land, waited)
+                                : wide_k_mma_time<TN, KB, false>(c, wk, reps, true, land, waited);
+    Rec rec("tma_wide_k_gap");
+    rec.str("variant", v.name).num("round", round).num("out", (v.gap & kGapOut) != 0).num("ab", v.ab)
+        .num("layout_split", (v.gap & kGapSplit) != 0).num("regs", v.regs).num("cluster", v.cluster)
+        .num("zero_acc", (v.gap & kGapZero) != 0).num("reps", reps);
+    wide_k_timing(rec, c, sh, TN, KB, 2, 1, w, land, waited).emit();
+  }
+}
+
+static void bench_wide_k_gap(Ctx& c) {
+  const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
+  unsigned long long *land = nullptr, *waited = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&waited, c.sms * sizeof(unsigned long long)));
+  GapTensors g{};
+  const size_t a_el = (size_t)kWideM * kWideK, b_el = (size_t)kWideN * kWideK, d_el = (size_t)kWideM * kWideN;
+  CK(cudaMalloc(&g.a, a_el * 2));
+  CK(cudaMalloc(&g.b, b_el * 2));
+  CK(cudaMalloc(&g.d, d_el * 2));
+  fill_random_u16<<<4096, 256>>>((uint16_t*)g.a, a_el, 3);
+  fill_random_u16<<<4096, 256>>>((uint16_t*)g.b, b_el, 4);
+  CK(cudaMemset(g.d, 0, d_el * 2));
+  CK_LAUNCH();
+  for (int round = 0; round < rounds; ++round) {
+    wide_k_gap_config<256, 2>(c, g, round, reps, land, waited);
+    wide_k_gap_config<128, 2>(c, g, round, reps, land, waited);
+    wide_k_gap_config<256, 1>(c, g, round, reps, land, waited);
+    wide_k_gap_config<128, 1>(c, g, round, reps, land, waited);
+  }
+  CK(cudaFree(g.a));
+  CK(cudaFree(g.b));
+  CK(cudaFree(g.d));
   CK(cudaFree(land));
   CK(cudaFree(waited));
 }
@@ -2765,6 +2972,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--gpc-load")) g_gpc_load = true;
     else if (!strcmp(argv[i], "--wide-k")) g_wide_k = true;
     else if (!strcmp(argv[i], "--wide-k-mma")) g_wide_k_mma = true;
+    else if (!strcmp(argv[i], "--wide-k-gap")) g_wide_k_gap = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | "
              "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced [--fine]] [--ncu] | "
              "--walk-partial | "
@@ -2773,7 +2981,7 @@ int main(int argc, char** argv) {
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
              "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | "
              "--pair-smem | --direct-store | --mc-oob | "
-             "--gpc-load | --wide-k | --wide-k-mma])",
+             "--gpc-load | --wide-k | --wide-k-mma | --wide-k-gap])",
              argv[i]);
   }
   emit_device_record();
@@ -2825,6 +3033,7 @@ int main(int argc, char** argv) {
   if (g_gpc_load) { bench_gpc_load(c); return 0; }
   if (g_wide_k) { bench_wide_k(c); return 0; }
   if (g_wide_k_mma) { bench_wide_k_mma(c); return 0; }
+  if (g_wide_k_gap) { bench_wide_k_gap(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);

@@ -379,8 +379,8 @@ def _check_paths(args) -> None:
 
 def run(args, command: str) -> int:
     _check_paths(args)
-    if args.build_only:
-        bins = build_all(args.build_dir)
+    if args.build_only:   # only the --only programs, if given (the GPU machine's run scripts build one)
+        bins = build_all(args.build_dir, programs=_selected(args))
         for b in bins.values():
             print(f"{b.name}: {b.path} ({'cached' if b.cached else 'built'})")
         return 0
