@@ -144,9 +144,11 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "128-byte k-block rows at 2-3 stages are within 0.3% (H100) / 2% (H200) on average. The model counts what "
             "a ring with one stage in flight pays for the batch's issue (it blocks while the SM's tensor core queue "
             "holds more than 7 wgmma, mb_wgmma --wgmma-issue, and the previous stage is freed only then; before that "
-            "these rings ran 29% / 26% slower than predicted); the rest is the GEMM's own mainloop, 12-17% slower with "
-            "256-byte rows than a walk with the same loads, batches and release (data/ncu/wide_k_tile_h100), and not "
-            "modelled: prefer the narrower k-block (64 bf16 / 128 fp8 elements), or 3-4 stages"))
+            "these rings ran 29% / 26% slower than predicted); the rest is the stages' landing under our harness's "
+            "launch: its mainloop runs 11-17% slower with 256-byte rows than a walk with the same loads, batches and "
+            "release (data/ncu/wide_k_tile_h100), and the same walk launched as the harness launches the GEMM (a "
+            "cluster of one CTA) lands each stage 330-500 cycles later and matches it (mb_tma --wide-k-gap; 2-3% with "
+            "128-byte rows). Not modelled: prefer the narrower k-block (64 bf16 / 128 fp8 elements), or 3-4 stages"))
     tile_rows = math.ceil(problem.m / cfg.tile_m)
     if (cfg.tile_m == FEW_SHARER_TILE_M and cfg.consumers == 1 and cfg.cluster_size == 1
             and FEW_SHARER_ROWS[0] <= tile_rows <= FEW_SHARER_ROWS[1]):
