@@ -51,18 +51,7 @@ cp "$T.ptxas.txt" $OUT/ptxas.txt 2>/dev/null
 date -u
 timeout 150 $T --wide-k-gap > $OUT/wide_k_gap.jsonl 2>> $OUT/run.log; echo "gap rc=$?"
 date -u
-python3 - >> $OUT/run.log 2>&1 <<'EOF'
-import json, os, subprocess
-out = open(os.environ["OUT"] + "/gemm.jsonl", "w")
-for e in json.load(open("/tmp/wkg_manifest.json")):
-    cmd = [e["binary"], "8192", "8192", "8192", "--seed", "1", "--warmup-ms", "30", "--min-ms", "100",
-           "--min-reps", "20", "--max-reps", "2000", "--rounds", "1", "--cublas", "0"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    docs = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("{")]
-    out.write(json.dumps({"config": e["config"], "rc": p.returncode, "doc": json.loads(docs[-1]) if docs else None})
-              + "\n")
-    print(e["config"], p.returncode, p.stderr[-300:])
-EOF
+python3 data/ncu/scripts/time_gemms.py /tmp/wkg_manifest.json $OUT/gemm.jsonl >> $OUT/run.log 2>&1
 echo "gemm rc=$?"; date -u
 timeout 150 $T --wide-k-gap > $OUT/wide_k_gap_repeat.jsonl 2>> $OUT/run.log; echo "gap repeat rc=$?"
 wc -l $OUT/*.jsonl; date -u

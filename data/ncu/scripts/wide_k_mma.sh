@@ -30,16 +30,5 @@ date -u
 sed -n 3,6p data/ncu/scripts/wide_k.txt > /tmp/wide_k_mma_gemms.txt   # the four 2-stage sw128 GEMMs
 timeout 150 python3 data/ncu/scripts/build_probe.py /tmp/wide_k_mma_gemms.txt /tmp/wkm_manifest.json .cache/pmk31m \
   --normal >> $OUT/build.log 2>&1; echo "gemm build rc=$?"
-python3 - >> $OUT/run.log 2>&1 <<'EOF'
-import json, os, subprocess
-out = open(os.environ["OUT"] + "/gemm.jsonl", "w")
-for e in json.load(open("/tmp/wkm_manifest.json")):
-    cmd = [e["binary"], "8192", "8192", "8192", "--seed", "1", "--warmup-ms", "30", "--min-ms", "100",
-           "--min-reps", "20", "--max-reps", "2000", "--rounds", "1", "--cublas", "0"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    docs = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("{")]
-    out.write(json.dumps({"config": e["config"], "rc": p.returncode, "doc": json.loads(docs[-1]) if docs else None})
-              + "\n")
-    print(e["config"], p.returncode, p.stderr[-300:])
-EOF
+python3 data/ncu/scripts/time_gemms.py /tmp/wkm_manifest.json $OUT/gemm.jsonl >> $OUT/run.log 2>&1
 echo "gemm rc=$?"; wc -l $OUT/*.jsonl; date -u
