@@ -256,7 +256,9 @@ class SmSim:
                 self.first.stall_empty += amount
 
     def wgmma_consumer(self, c: int):
-        """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release."""
+        """sm_90a consumer warpgroup: wait full, issue its wgmma batch, wait_group(depth), release. The issue returns no
+        earlier than the batch's end less the SM's tensor core queue (SimParams.wgmma_queue_cycles: it blocks while
+        the queue is full), so the previous stage is released no earlier either."""
         p, S, n = self.p, self.p.stages, self.p.instr_per_stage
         row, full_bars, empty, mark_ks = f"MMA wg{c}", self.full, self.empty, self.mark_ks
         ahead = self.run_ahead and p.issuers == 1
