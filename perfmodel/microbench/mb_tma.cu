@@ -24,7 +24,8 @@
 //        --skinny-abox | --skinny-private | --skinny-order | --skinny-oob | --gpc-probe | --gpc-wide | --oob-land |
 //        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table |
 //        --miss-mix |
-//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k | --wide-k-mma | --wide-k-gap]
+//        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k | --wide-k-mma | --wide-k-gap |
+//        --wide-k-place]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -37,7 +38,9 @@
 //    k-block rows), the GEMM's release of the previous stage or the stage itself, 2-4 stages, no MMAs (tma_wide_k);
 //    (--wide-k-mma) the same lag-1 rings with the GEMM's wgmma batches on each stage, TMA loads on or off
 //    (tma_wide_k_mma); (--wide-k-gap) those rings with what our GEMM adds: its output tile written through TMA, A and B
-//    as two tensors, its shared-memory layout, its register split and launch (tma_wide_k_gap).
+//    as two tensors, its shared-memory layout, its register split and launch (tma_wide_k_gap); (--wide-k-place) that
+//    walk launched plainly and as a cluster of 1, each also with the tiles the other launch put on each SM
+//    (tma_wide_k_place: placement or launch mode?).
 #include "mb_tma_common.cuh"
 #include "mb_wgmma_ops.cuh"
 
@@ -82,6 +85,7 @@ static bool g_gpc_load = false;     // only --gpc-load
 static bool g_wide_k = false;       // only --wide-k (tma_wide_k)
 static bool g_wide_k_mma = false;   // only --wide-k-mma (tma_wide_k_mma)
 static bool g_wide_k_gap = false;   // only --wide-k-gap (tma_wide_k_gap)
+static bool g_wide_k_place = false; // only --wide-k-place (tma_wide_k_place)
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -399,17 +403,17 @@ struct WideKRing {
 // columns, the second at column +64, laid out as the GEMM lays them (box j of an operand at j x its box bytes, the
 // stage where `ring` puts it), under one full barrier; each stage's issue clock kept (8 B a stage at `issued`) for its
 // landing time. load = false: after the ring's first round only the arrival (no bytes; the stage keeps that round's
-// data).
+// data). cta: whose tiles the CTA walks (blockIdx.x, or another CTA's under --wide-k-place's remap).
 __device__ __forceinline__ void wide_k_produce(const CUtensorMap* ma, const CUtensorMap* mb, const WideKRing& ring,
                                                uint32_t full, uint32_t empty, uint32_t issued, int kb, int tile_n,
                                                int tiles, int k_iters, int tiles_m, int tiles_n, int b_row0,
-                                               bool load) {
+                                               bool load, int cta) {
   const int a_box = 128 * 128, b_box = tile_n * 128, stage_bytes = kb * (a_box + b_box);
   const int total = tiles_m * tiles_n;
   Ring r(ring.stages);
   for (int j = 0; j < tiles; ++j) {
     int m, n;
-    tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
+    tile_mn((cta + (int)gridDim.x * j) % total, tiles_m, tiles_n, 0, 8, m, n);
     const int a_row = m * 128, b_row = b_row0 + n * tile_n;
     for (int k = 0, col = 0; k < k_iters; ++k, col += 64 * kb, r.next()) {
       if (r.wrapped) mbar_wait(empty + 8 * r.s, r.parity);
@@ -446,7 +450,8 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
   const long long t0 = clk();
   if (threadIdx.x == 0) {            // producer
     const WideKRing ring{base, stages, kb * 128 * 128, kb * tile_n * 128, false};
-    wide_k_produce(&ma, &mb, ring, full, empty, issued, kb, tile_n, tiles, k_iters, tiles_m, tiles_n, b_row0, true);
+    wide_k_produce(&ma, &mb, ring, full, empty, issued, kb, tile_n, tiles, k_iters, tiles_m, tiles_n, b_row0, true,
+                   (int)blockIdx.x);
   } else if (threadIdx.x == 32) {    // consumer
     int cs = 0, prev = -1;
     uint32_t cpar = 0;
@@ -487,6 +492,8 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
 // md's box 64 columns x 64 rows); kGapSplit, the GEMM's shared-memory layout (WideKRing::split); kGapZero, the
 // accumulators zeroed at each tile's start; REGS, the GEMM's setmaxnreg split (producer warpgroup 40, consumers 232).
 // (Two tensors for A and B, and a cluster launch, are the host's: bench_wide_k_gap.)
+// --wide-k-place (the thirty-third session): smid_out (if set) gets each CTA's %smid; cta_of_smid (if set) makes the
+// CTA on SM s walk the tiles of CTA cta_of_smid[s] (another launch's CTA on that SM; -1: its own, blockIdx.x).
 constexpr int kGapOut = 1, kGapSplit = 2, kGapZero = 4;
 constexpr int kWideKEpiBytes = 64 * 128;   // a warpgroup's staging: 64 rows x 64 bf16 columns
 
@@ -533,7 +540,7 @@ __global__ void __launch_bounds__(384, 1)
 tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
                       const __grid_constant__ CUtensorMap md, int stages, int tiles, int k_iters, int tiles_m,
                       int tiles_n, int b_row0, int load, int gap, unsigned long long* cycles, unsigned long long* land,
-                      unsigned long long* waited, float* sink) {
+                      unsigned long long* waited, float* sink, const int* cta_of_smid, unsigned* smid_out) {
   extern __shared__ uint8_t raw[];
   constexpr int a_box = 128 * 128, b_box = TN * 128, stage_bytes = KB * (a_box + b_box);
   const WideKRing ring{aligned_base(raw), stages, KB * a_box, KB * b_box, (gap & kGapSplit) != 0};
@@ -541,11 +548,19 @@ tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_const
   const uint32_t full = epi + ((gap & kGapOut) ? 2 * kWideKEpiBytes : 0), empty = full + 8 * stages;
   const uint32_t issued = empty + 8 * stages;   // each stage's issue clock (8 B a stage)
   init_walk_ring(full, empty, stages, 2, &ma, &mb);   // one release a consumer warpgroup
+  int cta = (int)blockIdx.x;   // whose tiles this CTA walks
+  if (cta_of_smid || smid_out) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    if (smid_out && threadIdx.x == 0) smid_out[blockIdx.x] = sm;
+    if (cta_of_smid && cta_of_smid[sm] >= 0) cta = cta_of_smid[sm];
+  }
   const long long t0 = clk();
   if (threadIdx.x < 128) {           // the producer warpgroup: thread 0 loads
     if constexpr (REGS) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
     if (threadIdx.x == 0)
-      wide_k_produce(&ma, &mb, ring, full, empty, issued, KB, TN, tiles, k_iters, tiles_m, tiles_n, b_row0, load != 0);
+      wide_k_produce(&ma, &mb, ring, full, empty, issued, KB, TN, tiles, k_iters, tiles_m, tiles_n, b_row0, load != 0,
+                     cta);
   } else {                           // two consumer warpgroups
     if constexpr (REGS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
     const int cons = ((int)threadIdx.x - 128) / 128;
@@ -590,7 +605,7 @@ tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_const
       prev = -1;
       if (gap & kGapOut) {
         int m, n;
-        tile_mn(((int)blockIdx.x + (int)gridDim.x * j) % (tiles_m * tiles_n), tiles_m, tiles_n, 0, 8, m, n);
+        tile_mn((cta + (int)gridDim.x * j) % (tiles_m * tiles_n), tiles_m, tiles_n, 0, 8, m, n);
         wide_k_epilogue<TN>(acc, epi + cons * kWideKEpiBytes, &md, cons, m * 128 + cons * 64, n * TN);
       }
     }
@@ -1576,6 +1591,8 @@ struct WideKWalk {
   CUtensorMap ma, mb, md;
   int b_row0, stages, load, gap;
   bool cluster;
+  const int* cta_of_smid = nullptr;   // --wide-k-place: the remap (device, kSmidSlots ints) and each CTA's %smid
+  unsigned* smid_out = nullptr;
 };
 
 struct WideKShape {   // a tile's figures on that grid
@@ -1603,10 +1620,12 @@ static WalkTiming wide_k_mma_time(Ctx& c, const WideKWalk& wk, int reps, bool wa
       cudaLaunchAttribute attr;
       const cudaLaunchConfig_t cfg = cluster_launch_config(c.sms, 384, smem, 1, &attr, true);
       CK(cudaLaunchKernelEx(&cfg, kernel, wk.ma, wk.mb, wk.md, wk.stages, sh.tiles_per_cta, sh.k_iters, sh.tiles_m,
-                            sh.tiles_n, wk.b_row0, wk.load, wk.gap, c.cycles, land, waited, (float*)c.sink));
+                            sh.tiles_n, wk.b_row0, wk.load, wk.gap, c.cycles, land, waited, (float*)c.sink,
+                            wk.cta_of_smid, wk.smid_out));
     } else {
       kernel<<<c.sms, 384, smem>>>(wk.ma, wk.mb, wk.md, wk.stages, sh.tiles_per_cta, sh.k_iters, sh.tiles_m,
-                                   sh.tiles_n, wk.b_row0, wk.load, wk.gap, c.cycles, land, waited, (float*)c.sink);
+                                   sh.tiles_n, wk.b_row0, wk.load, wk.gap, c.cycles, land, waited, (float*)c.sink,
+                                   wk.cta_of_smid, wk.smid_out);
     }
   };
   if (warm) event_ms(launch);
@@ -1737,6 +1756,123 @@ static void bench_wide_k_gap(Ctx& c) {
   CK(cudaFree(g.a));
   CK(cudaFree(g.b));
   CK(cudaFree(g.d));
+  CK(cudaFree(land));
+  CK(cudaFree(waited));
+}
+
+// tma_wide_k_place (the thirty-third session): --wide-k-gap's walk (its base: one tensor, the walk's layout, no output,
+// no register split) runs 3870 / 2762 cycles a stage at 128x256x128 / 128x128x128 launched with a cluster dimension of
+// 1 against 3386 / 2438 launched plainly, all of it in the landing. The cluster launch puts the CTAs on other SMs: is
+// it WHERE the CTAs (and so which tiles) sit, or the launch mode? First each launch's placement (every CTA's %smid, one
+// launch each); then, `rounds` rounds of six variants (order rotated a round; each one untimed and `reps` timed
+// launches): plain, cluster; plain as cluster (plain launch, the CTA on SM s walks the tiles that the cluster launch's
+// CTA on s walked), cluster as plain (the converse); plain as plain and cluster as cluster (each remapped onto its own
+// placement: the remap's own cost, and a check that a launch's placement repeats). 128x256 and 128x128 tiles, kb = 2,
+// and kb = 1 as the controls. Records "tma_wide_k_place_smids" (a launch's CTA -> SM list) and "tma_wide_k_place":
+// the tma_wide_k_mma fields with the variant, launch, tiles_as, and over the last launch's CTAs: same_sm (on the SM its
+// launch's reference put it) and mapped (its SM found in the remap).
+constexpr int kSmidSlots = 1024;   // the remap's entries (%smid < this)
+static std::string join_ints(const std::vector<int>& v, char sep);
+
+struct PlaceRef {
+  std::vector<int> plain, cluster;               // CTA -> SM of each launch
+  int *as_plain = nullptr, *as_cluster = nullptr;   // SM -> that launch's CTA on it (device, kSmidSlots)
+};
+
+static std::vector<int> read_smids(const unsigned* d, int n) {
+  std::vector<unsigned> h(n);
+  CK(cudaMemcpy(h.data(), d, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  return std::vector<int>(h.begin(), h.end());
+}
+
+static int* upload_remap(const std::vector<int>& smid_of_cta) {
+  std::vector<int> h(kSmidSlots, -1);
+  for (size_t b = 0; b < smid_of_cta.size(); ++b) {
+    if (smid_of_cta[b] < 0 || smid_of_cta[b] >= kSmidSlots) die("%%smid %d out of range", smid_of_cta[b]);
+    h[smid_of_cta[b]] = (int)b;
+  }
+  int* d = nullptr;
+  CK(cudaMalloc(&d, kSmidSlots * sizeof(int)));
+  CK(cudaMemcpy(d, h.data(), kSmidSlots * sizeof(int), cudaMemcpyHostToDevice));
+  return d;
+}
+
+template <int TN, int KB>
+static PlaceRef wide_k_place_ref(Ctx& c, unsigned* smids, unsigned long long* land, unsigned long long* waited) {
+  const Tensor2D one = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
+  const CUtensorMap ma = make_map(one, 64, 128, 128), mb = make_map(one, 64, (uint32_t)TN, 128);
+  PlaceRef ref;
+  for (bool cluster : {false, true}) {
+    WideKWalk wk{ma, mb, ma, kWideM, 2, 1, 0, cluster};
+    wk.smid_out = smids;
+    wide_k_mma_time<TN, KB, false>(c, wk, 1, false, land, waited);
+    (cluster ? ref.cluster : ref.plain) = read_smids(smids, c.sms);
+    Rec("tma_wide_k_place_smids").num("tile_n", TN).num("kb", KB).str("launch", cluster ? "cluster" : "plain")
+        .str("smids", join_ints(cluster ? ref.cluster : ref.plain, ',').c_str()).emit();
+  }
+  ref.as_plain = upload_remap(ref.plain);
+  ref.as_cluster = upload_remap(ref.cluster);
+  return ref;
+}
+
+template <int TN, int KB>
+static void wide_k_place_config(Ctx& c, const PlaceRef& ref, unsigned* smids, int round, int reps,
+                                unsigned long long* land, unsigned long long* waited) {
+  const Tensor2D one = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
+  const CUtensorMap ma = make_map(one, 64, 128, 128), mb = make_map(one, 64, (uint32_t)TN, 128);
+  const WideKShape sh(c, TN, KB);
+  struct Variant { const char* name; bool cluster; const char* tiles_as; };   // tiles_as: "own", "plain", "cluster"
+  static const Variant variants[] = {
+      {"plain", false, "own"},           {"cluster", true, "own"},
+      {"plain as cluster", false, "cluster"}, {"cluster as plain", true, "plain"},
+      {"plain as plain", false, "plain"},     {"cluster as cluster", true, "cluster"},
+  };
+  const int n = (int)(sizeof(variants) / sizeof(variants[0]));
+  for (int i = 0; i < n; ++i) {
+    const Variant& v = variants[(i + round) % n];
+    const bool remap = strcmp(v.tiles_as, "own") != 0, as_cluster = !strcmp(v.tiles_as, "cluster");
+    WideKWalk wk{ma, mb, ma, kWideM, 2, 1, 0, v.cluster};
+    wk.smid_out = smids;   // every variant reads %smid; only the remapped ones read the map
+    if (remap) wk.cta_of_smid = as_cluster ? ref.as_cluster : ref.as_plain;
+    const WalkTiming w = wide_k_mma_time<TN, KB, false>(c, wk, reps, true, land, waited);
+    const std::vector<int> got = read_smids(smids, c.sms);
+    const std::vector<int>& own = v.cluster ? ref.cluster : ref.plain;
+    const std::vector<int>& as = as_cluster ? ref.cluster : ref.plain;
+    int same = 0, mapped = 0;
+    for (int b = 0; b < c.sms; ++b) {
+      same += got[b] == own[b];
+      mapped += remap && std::find(as.begin(), as.end(), got[b]) != as.end();
+    }
+    Rec rec("tma_wide_k_place");
+    rec.str("variant", v.name).str("launch", v.cluster ? "cluster" : "plain").str("tiles_as", v.tiles_as)
+        .num("cluster", v.cluster).num("round", round).num("reps", reps).num("same_sm", same).num("mapped", mapped);
+    wide_k_timing(rec, c, sh, TN, KB, 2, 1, w, land, waited).emit();
+  }
+}
+
+static void bench_wide_k_place(Ctx& c) {
+  const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
+  unsigned long long *land = nullptr, *waited = nullptr;
+  unsigned* smids = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&waited, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&smids, c.sms * sizeof(unsigned)));
+  PlaceRef refs[4];
+  refs[0] = wide_k_place_ref<256, 2>(c, smids, land, waited);
+  refs[1] = wide_k_place_ref<128, 2>(c, smids, land, waited);
+  refs[2] = wide_k_place_ref<256, 1>(c, smids, land, waited);
+  refs[3] = wide_k_place_ref<128, 1>(c, smids, land, waited);
+  for (int round = 0; round < rounds; ++round) {
+    wide_k_place_config<256, 2>(c, refs[0], smids, round, reps, land, waited);
+    wide_k_place_config<128, 2>(c, refs[1], smids, round, reps, land, waited);
+    wide_k_place_config<256, 1>(c, refs[2], smids, round, reps, land, waited);
+    wide_k_place_config<128, 1>(c, refs[3], smids, round, reps, land, waited);
+  }
+  for (PlaceRef& r : refs) {
+    CK(cudaFree(r.as_plain));
+    CK(cudaFree(r.as_cluster));
+  }
+  CK(cudaFree(smids));
   CK(cudaFree(land));
   CK(cudaFree(waited));
 }
@@ -2973,6 +3109,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--wide-k")) g_wide_k = true;
     else if (!strcmp(argv[i], "--wide-k-mma")) g_wide_k_mma = true;
     else if (!strcmp(argv[i], "--wide-k-gap")) g_wide_k_gap = true;
+    else if (!strcmp(argv[i], "--wide-k-place")) g_wide_k_place = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | "
              "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced [--fine]] [--ncu] | "
              "--walk-partial | "
@@ -2981,7 +3118,7 @@ int main(int argc, char** argv) {
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
              "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | "
              "--pair-smem | --direct-store | --mc-oob | "
-             "--gpc-load | --wide-k | --wide-k-mma | --wide-k-gap])",
+             "--gpc-load | --wide-k | --wide-k-mma | --wide-k-gap | --wide-k-place])",
              argv[i]);
   }
   emit_device_record();
@@ -3034,6 +3171,7 @@ int main(int argc, char** argv) {
   if (g_wide_k) { bench_wide_k(c); return 0; }
   if (g_wide_k_mma) { bench_wide_k_mma(c); return 0; }
   if (g_wide_k_gap) { bench_wide_k_gap(c); return 0; }
+  if (g_wide_k_place) { bench_wide_k_place(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
