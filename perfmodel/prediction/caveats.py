@@ -114,8 +114,8 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "with tile order and sharing (ncu: the SMs received "
             "1.01-2.18x the sectors the L2 served, data/ncu), so such points scatter: on our calibration data (long-K "
             "points aside: long-k-drift) 3% (H100) / 5% (H200) off on average, predicted 1% (H100) / 3% (H200) "
-            "slower than measured on average and 4% (H100) slower at rings of 7 or more stages, 1 in 22 (H100) / 1 in 12 "
-            "(H200) more than 10% off either way"))
+            "slower than measured on average and 4% (H100) slower at rings of 7 or more stages, 1 in 22 (H100) / 1 in "
+            "12 (H200) more than 10% off either way"))
     if cfg.multicast and cfg.cluster_size > 1 and dead_multicast_slice(problem, cfg):
         out.append(Caveat(
             "multicast-dead-slice",
@@ -148,16 +148,18 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "launch: its mainloop runs 11-17% slower with 256-byte rows than a walk with the same loads, batches and "
             "release (data/ncu/wide_k_tile_h100), and the same walk launched as the harness launches the GEMM (a "
             "cluster of one CTA) lands each stage 330-500 cycles later and matches it (mb_tma --wide-k-gap; 2-3% with "
-            "128-byte rows). Not modelled: prefer the narrower k-block (64 bf16 / 128 fp8 elements), or 3-4 stages"))
+            "128-byte rows), for where that launch puts each tile's CTA: a plain launch given its SM-to-tile map is as "
+            "slow (mb_tma --wide-k-place). Not modelled: prefer the narrower k-block (64 bf16 / 128 fp8 elements), or "
+            "3-4 stages"))
     tile_rows = math.ceil(problem.m / cfg.tile_m)
     if (cfg.tile_m == FEW_SHARER_TILE_M and cfg.consumers == 1 and cfg.cluster_size == 1
             and FEW_SHARER_ROWS[0] <= tile_rows <= FEW_SHARER_ROWS[1]):
         out.append(Caveat(
             "few-sharer-64-row-tiles",
             f"a one-consumer {cfg.tile_m}-row tile at M = {problem.m}: {tile_rows} tile rows, so {tile_rows} CTAs read "
-            "each B panel. Such points measured 6% (H100) / 9% (H200) slower than predicted on average, 10 in 42 (H100) "
-            "/ 9 in 22 (H200) more than 10% off, up to 31% slower, where the other tiles of the same shapes are within "
-            "2% on average (calibration half). The memory system holds them where the model sees the tensor core "
+            "each B panel. Such points measured 6% (H100) / 9% (H200) slower than predicted on average, 10 in 42 "
+            "(H100) / 9 in 22 (H200) more than 10% off, up to 31% slower, where the other tiles of the same shapes are "
+            "within 2% on average (calibration half). The memory system holds them where the model sees the tensor core "
             "(256x4096x14336, 64x256 at 3 / 4 / 5 stages: 250 / 313 / 336 TFLOP/s measured, 342 / 433 / 432 "
             "predicted at the loops' clocks): in the same walk without MMAs, launched as our kernel is, the CTAs of "
             "the busiest GPC (15 of 64) take ~30% (H100) / ~12% (H200) longer a k-block than the others, with B's "
@@ -170,11 +172,11 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
         if streaming > hw.sm_count * SKINNY_QUIET_SM_FRACTION:
             out.append(Caveat(
                 "skinny-128-row-tiles",
-                head + "such tiles measured 2% faster (H100) and 5% slower (H200) than predicted on average at 40-100 CTAs, "
-                "up to 11% (H100) / 17% (H200), and -2% (H100) / -2% (H200) at 25-40 and above 100 (calibration half). The model counts "
-                "the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, their zero fill held longer under HBM load: "
-                "tma.pool_queue_share) but not how its CTAs spread among themselves: the slowest sets the time "
-                "(harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
+                head + "such tiles measured 2% faster (H100) and 5% slower (H200) than predicted on average at 40-100 "
+                "CTAs, up to 11% (H100) / 17% (H200), and -2% (H100) / -2% (H200) at 25-40 and above 100 (calibration "
+                "half). The model counts the crowded GPC's in-flight loads (gpu.gpc_inflight_bytes, their zero fill "
+                "held longer under HBM load: tma.pool_queue_share) but not how its CTAs spread among themselves: the "
+                "slowest sets the time (harness --cta-probe, mb_tma --gpc-probe, docs/model.md)"))
         else:
             out.append(Caveat(
                 "skinny-128-row-tiles",
