@@ -18,6 +18,10 @@ import statistics as st
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _mb_records import median_of, read_mb, variant_cycles  # noqa: E402
+
 DIR = Path(__file__).resolve().parent.parent / "data" / "microbench" / "wide_k_gap_h100"
 RUNS = ("wide_k_gap.jsonl", "wide_k_gap_repeat.jsonl")
 VARIANTS = ("base", "out", "ab", "layout", "out+ab", "out+layout", "ab+layout", "all", "regs", "cluster", "gemm")
@@ -27,14 +31,7 @@ SMS = 132
 
 def read_rows(root: Path = DIR) -> list[dict]:
     """The tma_wide_k_gap records of the run and its repeat, each with "run" set to its file's name."""
-    rows = []
-    for name in RUNS:
-        for line in (root / name).read_text().splitlines():
-            if line.startswith("MB "):
-                r = json.loads(line[3:])
-                if r["bench"] == "tma_wide_k_gap":
-                    rows.append(dict(r, run=name))
-    return rows
+    return read_mb(root, RUNS, "tma_wide_k_gap")
 
 
 def gemm_cycles(root: Path = DIR) -> dict[tuple[int, int], tuple[float, float]]:
@@ -54,19 +51,10 @@ def gemm_cycles(root: Path = DIR) -> dict[tuple[int, int], tuple[float, float]]:
 
 def summary(rows: list[dict]) -> dict[tuple[int, int, str], dict[str, float]]:
     """(tile_n, kb, variant) -> medians (cycles, per run too; land, wait, MHz, ns) and the cycles' spread."""
-    out = {}
-    for tn, kb in CONFIGS:
-        for v in VARIANTS:
-            xs = [r for r in rows if (r["tile_n"], r["kb"], r["variant"]) == (tn, kb, v)]
-            if not xs:
-                continue
-            cyc = [r["cycles_per_stage"] for r in xs]
-            out[(tn, kb, v)] = {
-                "cycles": st.median(cyc), "lo": min(cyc), "hi": max(cyc), "samples": len(cyc),
-                **{run: st.median([r["cycles_per_stage"] for r in xs if r["run"] == run]) for run in RUNS},
-                "land": st.median([r["land_cycles"] for r in xs]), "wait": st.median([r["wait_cycles"] for r in xs]),
-                "mhz": st.median([r["kernel_mhz"] for r in xs]), "ns": st.median([r["ns_per_stage"] for r in xs])}
-    return out
+    return {key: {**c, **{run: st.median([r["cycles_per_stage"] for r in xs if r["run"] == run]) for run in RUNS},
+                  "land": median_of(xs, "land_cycles"), "wait": median_of(xs, "wait_cycles"),
+                  "mhz": median_of(xs, "kernel_mhz"), "ns": median_of(xs, "ns_per_stage")}
+            for key, (xs, c) in variant_cycles(rows, CONFIGS, VARIANTS).items()}
 
 
 def main() -> int:

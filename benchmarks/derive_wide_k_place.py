@@ -1,5 +1,5 @@
 """Placement or launch mode: is the cluster launch's slowdown of the 256-byte-row walk where its CTAs (and so which
-tiles) sit, or the launch itself (mb_tma --wide-k-place, thirty-third session, 2026-11-28:
+tiles) sit, or the launch itself (mb_tma --wide-k-place, thirty-second session, 2026-11-28:
 data/microbench/wide_k_place_h100, expectation in data/ncu/scripts/wide_k_place.sh).
 
     python3 benchmarks/derive_wide_k_place.py
@@ -12,9 +12,12 @@ how often the two SMs of a TPC (%smid 2t, 2t+1) walk tiles of the same A panel (
 """
 from __future__ import annotations
 
-import json
-import statistics as st
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _mb_records import median_of, read_mb, variant_cycles  # noqa: E402
 
 DIR = Path(__file__).resolve().parent.parent / "data" / "microbench" / "wide_k_place_h100"
 RUNS = ("wide_k_place.jsonl", "wide_k_place_repeat.jsonl")
@@ -25,29 +28,15 @@ SMS, TILES_M, WIDE_N = 132, 64, 8192
 
 def read_records(root: Path = DIR) -> list[dict]:
     """Every record of the run and its repeat, each with "run" set to its file's name."""
-    rows = []
-    for name in RUNS:
-        for line in (root / name).read_text().splitlines():
-            if line.startswith("MB "):
-                rows.append(dict(json.loads(line[3:]), run=name))
-    return rows
+    return read_mb(root, RUNS)
 
 
 def summary(rows: list[dict]) -> dict[tuple[int, int, str], dict[str, float]]:
     """(tile_n, kb, variant) -> medians (cycles, land, MHz), the cycles' spread, samples and the fewest same_sm."""
-    out = {}
     rows = [r for r in rows if r["bench"] == "tma_wide_k_place"]
-    for tn, kb in CONFIGS:
-        for v in VARIANTS:
-            xs = [r for r in rows if (r["tile_n"], r["kb"], r["variant"]) == (tn, kb, v)]
-            if not xs:
-                continue
-            cyc = [r["cycles_per_stage"] for r in xs]
-            out[(tn, kb, v)] = {
-                "cycles": st.median(cyc), "lo": min(cyc), "hi": max(cyc), "samples": len(cyc),
-                "land": st.median([r["land_cycles"] for r in xs]), "mhz": st.median([r["kernel_mhz"] for r in xs]),
-                "same_sm": min(r["same_sm"] for r in xs), "mapped": min(r["mapped"] for r in xs)}
-    return out
+    return {key: {**c, "land": median_of(xs, "land_cycles"), "mhz": median_of(xs, "kernel_mhz"),
+                  "same_sm": min(r["same_sm"] for r in xs), "mapped": min(r["mapped"] for r in xs)}
+            for key, (xs, c) in variant_cycles(rows, CONFIGS, VARIANTS).items()}
 
 
 def tile_mn(t: int, tiles_m: int, tiles_n: int, group: int = 8) -> tuple[int, int]:

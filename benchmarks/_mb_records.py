@@ -1,0 +1,38 @@
+"""Records of our microbenchmarks' walks (the "MB {json}" lines mb_tma prints) grouped as the wide-k readers use them
+(derive_wide_k_gap.py, derive_wide_k_place.py): a run and its repeat read back, and each (tile_n, kb, variant)'s cycles
+a stage."""
+from __future__ import annotations
+
+import json
+import statistics as st
+from pathlib import Path
+
+
+def read_mb(root: Path, runs: tuple[str, ...], bench: str | None = None) -> list[dict]:
+    """The records of each file of ``runs`` under ``root`` (those of ``bench`` only, if given), each with "run" set to
+    its file's name."""
+    rows = []
+    for name in runs:
+        for line in (root / name).read_text().splitlines():
+            if line.startswith("MB "):
+                r = json.loads(line[3:])
+                if bench is None or r["bench"] == bench:
+                    rows.append(dict(r, run=name))
+    return rows
+
+
+def variant_cycles(rows: list[dict], configs, variants) -> dict[tuple[int, int, str], tuple[list[dict], dict]]:
+    """(tile_n, kb, variant) -> (its records, {cycles: the median of their cycles a stage, lo, hi, samples}), for the
+    combinations present."""
+    out = {}
+    for tn, kb in configs:
+        for v in variants:
+            xs = [r for r in rows if (r["tile_n"], r["kb"], r["variant"]) == (tn, kb, v)]
+            if xs:
+                cyc = [r["cycles_per_stage"] for r in xs]
+                out[(tn, kb, v)] = (xs, {"cycles": st.median(cyc), "lo": min(cyc), "hi": max(cyc), "samples": len(cyc)})
+    return out
+
+
+def median_of(xs: list[dict], field: str) -> float:
+    return st.median([r[field] for r in xs])
