@@ -492,7 +492,7 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
 // md's box 64 columns x 64 rows); kGapSplit, the GEMM's shared-memory layout (WideKRing::split); kGapZero, the
 // accumulators zeroed at each tile's start; REGS, the GEMM's setmaxnreg split (producer warpgroup 40, consumers 232).
 // (Two tensors for A and B, and a cluster launch, are the host's: bench_wide_k_gap.)
-// --wide-k-place (the thirty-third session): smid_out (if set) gets each CTA's %smid; cta_of_smid (if set) makes the
+// --wide-k-place (the thirty-second session): smid_out (if set) gets each CTA's %smid; cta_of_smid (if set) makes the
 // CTA on SM s walk the tiles of CTA cta_of_smid[s] (another launch's CTA on that SM; -1: its own, blockIdx.x).
 constexpr int kGapOut = 1, kGapSplit = 2, kGapZero = 4;
 constexpr int kWideKEpiBytes = 64 * 128;   // a warpgroup's staging: 64 rows x 64 bf16 columns
@@ -1760,7 +1760,7 @@ static void bench_wide_k_gap(Ctx& c) {
   CK(cudaFree(waited));
 }
 
-// tma_wide_k_place (the thirty-third session): --wide-k-gap's walk (its base: one tensor, the walk's layout, no output,
+// tma_wide_k_place (the thirty-second session): --wide-k-gap's walk (its base: one tensor, the walk's layout, no output,
 // no register split) runs 3870 / 2762 cycles a stage at 128x256x128 / 128x128x128 launched with a cluster dimension of
 // 1 against 3386 / 2438 launched plainly, all of it in the landing. The cluster launch puts the CTAs on other SMs: is
 // it WHERE the CTAs (and so which tiles) sit, or the launch mode? First each launch's placement (every CTA's %smid, one
