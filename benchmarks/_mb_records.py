@@ -1,24 +1,22 @@
-"""Records of our microbenchmarks' walks (the "MB {json}" lines mb_tma prints) grouped as the wide-k readers use them
-(derive_wide_k_gap.py, derive_wide_k_place.py): a run and its repeat read back, and each (tile_n, kb, variant)'s cycles
-a stage."""
+"""Records of our microbenchmarks' walks (the "MB {json}" lines mb_tma prints, read by perfmodel.microbench.runner's
+parse_records) grouped as the wide-k readers use them (derive_wide_k_gap.py, derive_wide_k_place.py): a run and its
+repeat read back, and each (tile_n, kb, variant)'s cycles a stage."""
 from __future__ import annotations
 
-import json
 import statistics as st
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from perfmodel.microbench.runner import parse_records  # noqa: E402
 
 
 def read_mb(root: Path, runs: tuple[str, ...], bench: str | None = None) -> list[dict]:
     """The records of each file of ``runs`` under ``root`` (those of ``bench`` only, if given), each with "run" set to
     its file's name."""
-    rows = []
-    for name in runs:
-        for line in (root / name).read_text().splitlines():
-            if line.startswith("MB "):
-                r = json.loads(line[3:])
-                if bench is None or r["bench"] == bench:
-                    rows.append(dict(r, run=name))
-    return rows
+    return [dict(r, run=name) for name in runs for r in parse_records((root / name).read_text())
+            if bench is None or r["bench"] == bench]
 
 
 def variant_cycles(rows: list[dict], configs, variants) -> dict[tuple[int, int, str], tuple[list[dict], dict]]:

@@ -11,23 +11,21 @@ after-issue time t2 - t1 of the blocked idle rows: 3 instructions a warpgroup (3
 """
 from __future__ import annotations
 
-import json
 import statistics as st
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from perfmodel.microbench.runner import parse_records  # noqa: E402
+
 DATA = Path(__file__).resolve().parent.parent / "data" / "microbench"
-DIR = DATA / "wgmma_issue_h100"
 TAIL_CYCLES = 20   # last completion -> wait_group 0 returned -> clock64 (the blocked rows' t2 - t1 - 7 tau: 16-28)
 
 
-def load(name: str) -> dict[tuple, dict]:
-    rows = {}
-    for line in (DIR / name).read_text().splitlines():
-        if line.startswith("MB "):
-            r = json.loads(line[3:])
-            if r["bench"] == "wgmma_issue":
-                rows[(r["pipe"], r["dtype"], r["n"], r["subtiles"], r["batch"], r["warpgroups"])] = r
-    return rows
+def load(folder: Path, name: str) -> dict[tuple, dict]:
+    return {(r["pipe"], r["dtype"], r["n"], r["subtiles"], r["batch"], r["warpgroups"]): r
+            for r in parse_records((folder / name).read_text()) if r["bench"] == "wgmma_issue"}
 
 
 def shapes(rows: dict) -> list[tuple]:
@@ -38,8 +36,8 @@ def shapes(rows: dict) -> list[tuple]:
     return sorted(keys, key=lambda k: (order[k[:3]], k[3]))
 
 
-def main() -> None:
-    run, rep = load("wgmma_issue.jsonl"), load("wgmma_issue_repeat.jsonl")
+def main(folder: Path) -> None:
+    run, rep = load(folder, "wgmma_issue.jsonl"), load(folder, "wgmma_issue_repeat.jsonl")
     for pipe in ("idle", "busy"):
         diff = max(abs(run[k][f] - rep[k][f]) for k in run if k[0] == pipe
                    for f in ("issue_cycles", "after_issue_cycles"))
@@ -82,9 +80,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    import sys
     gpu = sys.argv[1] if len(sys.argv) > 1 else "h100"
     if gpu not in ("h100", "h200"):
         sys.exit(f"derive_wgmma_issue: unknown GPU {gpu!r} (h100 or h200)")
-    DIR = DATA / f"wgmma_issue_{gpu}"
-    main()
+    main(DATA / f"wgmma_issue_{gpu}")

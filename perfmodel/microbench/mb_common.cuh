@@ -168,6 +168,12 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+// wgmma smem descriptor (PTX ISA 9.7.15.5.1.2.2): K-major, 128B swizzle, SBO = 1024 B (8 rows of
+// 128 B), LBO unused (1), base offset 0 (the tile starts on a 1024 B boundary). mb_wgmma and mb_tma's wgmma walks.
+__device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
+  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
+         ((uint64_t)1 << 62);
+}
 __device__ __forceinline__ uint32_t hash32(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
   return x;

@@ -497,10 +497,6 @@ __global__ void tma_wide_k_kernel(const __grid_constant__ CUtensorMap ma, const 
 constexpr int kGapOut = 1, kGapSplit = 2, kGapZero = 4;
 constexpr int kWideKEpiBytes = 64 * 128;   // a warpgroup's staging: 64 rows x 64 bf16 columns
 
-__device__ __forceinline__ uint64_t wide_desc_sw128(uint32_t addr) {   // K-major, 128B swizzle, SBO 1024 B
-  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
-}
-
 __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<uint32_t*>(&v);
@@ -523,7 +519,8 @@ __device__ __forceinline__ void wide_k_epilogue(const float (&acc)[TN / 2], uint
         const int r = warp * 16 + lane / 4 + 8 * h;
         const int byte = (i - 8 * sub) * 16 + (lane % 4) * 4;   // within the 128-byte row
         const uint32_t addr = stage + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
-        asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(pack_bf16x2(acc[i * 4 + 2 * h], acc[i * 4 + 2 * h + 1])));
+        const uint32_t v = pack_bf16x2(acc[i * 4 + 2 * h], acc[i * 4 + 2 * h + 1]);
+        asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v));
       }
     }
     fence_proxy_async();
@@ -590,7 +587,7 @@ tma_wide_k_mma_kernel(const __grid_constant__ CUtensorMap ma, const __grid_const
           const int kbyte = kk * 32;
           const uint32_t a_k = a_base + (kbyte / 128) * a_box + (kbyte % 128);
           const uint32_t b_k = b_base + (kbyte / 128) * b_box + (kbyte % 128);
-          Wgmma<TN, 0>::run(acc, wide_desc_sw128(a_k), wide_desc_sw128(b_k), 1);
+          Wgmma<TN, 0>::run(acc, desc_sw128(a_k), desc_sw128(b_k), 1);
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         const long long w0 = clk();
@@ -1529,6 +1526,16 @@ static void bench_walk_partial(Ctx& c) {
   CK(cudaFree(land));
 }
 
+constexpr int kWideM = 8192, kWideN = 8192, kWideK = 8192;   // the wide-k walks' GEMM, bf16
+
+// The wide-k walks' A and B maps over one tensor of the big buffer (A's kWideM rows, then B's kWideN; 16 KB row
+// pitch): 64-column 128-byte-swizzle boxes of 128 rows (A) and tn rows (B).
+struct WideKMaps { CUtensorMap a, b; };
+static WideKMaps wide_k_maps(const Ctx& c, int tn) {
+  const Tensor2D one = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
+  return {make_map(one, 64, 128, 128), make_map(one, 64, (uint32_t)tn, 128)};
+}
+
 // tma_wide_k (the thirty-first session): is the 2-stage ring of 256-byte k-block rows slow without MMAs?
 // tma_wide_k_kernel on every SM over the whole tile grid of an 8192^3 bf16 GEMM (A's rows then B's rows of one tensor
 // of 8192-wide rows in the big buffer, 16 KB row pitch), 128x256 and 128x128 tiles, kb = 1 / 2 boxes per operand a
@@ -1539,10 +1546,10 @@ static void bench_walk_partial(Ctx& c) {
 static void bench_wide_k(Ctx& c) {
   unsigned long long* land = nullptr;
   CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
-  const int M = 8192, N = 8192, K = 8192, reps = g_ncu ? 1 : 3;
-  const Tensor2D t = {c.big.base, (uint64_t)(M + N), (uint64_t)K};
+  const int M = kWideM, N = kWideN, K = kWideK, reps = g_ncu ? 1 : 3;
   for (int tile_n : {256, 128}) {
-    CUtensorMap ma = make_map(t, 64, 128, 128), mb = make_map(t, 64, (uint32_t)tile_n, 128);
+    const WideKMaps maps = wide_k_maps(c, tile_n);
+    const CUtensorMap &ma = maps.a, &mb = maps.b;
     const int tiles_m = M / 128, tiles_n = N / tile_n;
     const int tiles_per_cta = (tiles_m * tiles_n + c.sms - 1) / c.sms;
     for (int kb : {1, 2}) {
@@ -1582,8 +1589,6 @@ static void bench_wide_k(Ctx& c) {
 // wgmma batches alone on the first round's data). Records "tma_wide_k_mma": cycles a stage and a 64-column k-block
 // (the median CTA), the median CTA's mean stage issue-to-landing cycles and wgmma.wait_group 1 cycles a stage, the
 // tensor-core time of a stage at 4096 FLOP/clk/SM.
-constexpr int kWideM = 8192, kWideN = 8192, kWideK = 8192;   // the walks' GEMM, bf16
-
 // One walk of tma_wide_k_mma_kernel over that grid: A's and B's maps (B's tile rows from b_row0 of its tensor), D's
 // (kGapOut), the ring's depth, loads on or off, --wide-k-gap's bits, and a launch as our harness launches the GEMM
 // (cudaLaunchKernelEx with a cluster dimension of 1) or a plain one.
@@ -1652,8 +1657,8 @@ static Rec& wide_k_timing(Rec& rec, const Ctx& c, const WideKShape& sh, int tn, 
 
 template <int TN, int KB>
 static void wide_k_mma_config(Ctx& c, unsigned long long* land, unsigned long long* waited) {
-  const Tensor2D t = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
-  const CUtensorMap ma = make_map(t, 64, 128, 128), mb = make_map(t, 64, (uint32_t)TN, 128);
+  const WideKMaps maps = wide_k_maps(c, TN);
+  const CUtensorMap &ma = maps.a, &mb = maps.b;
   const WideKShape sh(c, TN, KB);
   for (int stages = 2; stages <= 3; ++stages) {
     for (int load : {1, 0}) {
@@ -1712,10 +1717,10 @@ struct GapTensors { void *a, *b, *d; };   // the GEMM's A (M x K), B (N x K) and
 template <int TN, int KB>
 static void wide_k_gap_config(Ctx& c, const GapTensors& g, int round, int reps, unsigned long long* land,
                               unsigned long long* waited) {
-  const Tensor2D one = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
   const Tensor2D ta = {g.a, (uint64_t)kWideM, (uint64_t)kWideK}, tb = {g.b, (uint64_t)kWideN, (uint64_t)kWideK};
   const Tensor2D td = {g.d, (uint64_t)kWideM, (uint64_t)kWideN};
-  const CUtensorMap ma1 = make_map(one, 64, 128, 128), mb1 = make_map(one, 64, (uint32_t)TN, 128);
+  const WideKMaps one = wide_k_maps(c, TN);
+  const CUtensorMap &ma1 = one.a, &mb1 = one.b;
   const CUtensorMap ma2 = make_map(ta, 64, 128, 128), mb2 = make_map(tb, 64, (uint32_t)TN, 128);
   const CUtensorMap md = make_map(td, 64, 64, 128);
   const WideKShape sh(c, TN, KB);
@@ -1760,17 +1765,17 @@ static void bench_wide_k_gap(Ctx& c) {
   CK(cudaFree(waited));
 }
 
-// tma_wide_k_place (the thirty-second session): --wide-k-gap's walk (its base: one tensor, the walk's layout, no output,
-// no register split) runs 3870 / 2762 cycles a stage at 128x256x128 / 128x128x128 launched with a cluster dimension of
-// 1 against 3386 / 2438 launched plainly, all of it in the landing. The cluster launch puts the CTAs on other SMs: is
-// it WHERE the CTAs (and so which tiles) sit, or the launch mode? First each launch's placement (every CTA's %smid, one
-// launch each); then, `rounds` rounds of six variants (order rotated a round; each one untimed and `reps` timed
-// launches): plain, cluster; plain as cluster (plain launch, the CTA on SM s walks the tiles that the cluster launch's
-// CTA on s walked), cluster as plain (the converse); plain as plain and cluster as cluster (each remapped onto its own
-// placement: the remap's own cost, and a check that a launch's placement repeats). 128x256 and 128x128 tiles, kb = 2,
-// and kb = 1 as the controls. Records "tma_wide_k_place_smids" (a launch's CTA -> SM list) and "tma_wide_k_place":
-// the tma_wide_k_mma fields with the variant, launch, tiles_as, and over the last launch's CTAs: same_sm (on the SM its
-// launch's reference put it) and mapped (its SM found in the remap).
+// tma_wide_k_place (the thirty-second session): --wide-k-gap's walk (its base: one tensor, the walk's layout, no
+// output, no register split) runs 3870 / 2762 cycles a stage at 128x256x128 / 128x128x128 launched with a cluster
+// dimension of 1 against 3386 / 2438 launched plainly, all of it in the landing. The cluster launch puts the CTAs on
+// other SMs: is it WHERE the CTAs (and so which tiles) sit, or the launch mode? First each launch's placement (every
+// CTA's %smid, one launch each); then, `rounds` rounds of six variants (order rotated a round; each one untimed and
+// `reps` timed launches): plain, cluster; plain as cluster (plain launch, the CTA on SM s walks the tiles that the
+// cluster launch's CTA on s walked), cluster as plain (the converse); plain as plain and cluster as cluster (each
+// remapped onto its own placement: the remap's own cost, and a check that a launch's placement repeats). 128x256 and
+// 128x128 tiles, kb = 2, and kb = 1 as the controls. Records "tma_wide_k_place_smids" (a launch's CTA -> SM list) and
+// "tma_wide_k_place": the tma_wide_k_mma fields with the variant, launch, tiles_as, and over the last launch's CTAs:
+// same_sm (on the SM its launch's reference put it) and mapped (its SM found in the remap).
 constexpr int kSmidSlots = 1024;   // the remap's entries (%smid < this)
 static std::string join_ints(const std::vector<int>& v, char sep);
 
@@ -1799,8 +1804,8 @@ static int* upload_remap(const std::vector<int>& smid_of_cta) {
 
 template <int TN, int KB>
 static PlaceRef wide_k_place_ref(Ctx& c, unsigned* smids, unsigned long long* land, unsigned long long* waited) {
-  const Tensor2D one = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
-  const CUtensorMap ma = make_map(one, 64, 128, 128), mb = make_map(one, 64, (uint32_t)TN, 128);
+  const WideKMaps maps = wide_k_maps(c, TN);
+  const CUtensorMap &ma = maps.a, &mb = maps.b;
   PlaceRef ref;
   for (bool cluster : {false, true}) {
     WideKWalk wk{ma, mb, ma, kWideM, 2, 1, 0, cluster};
@@ -1818,8 +1823,8 @@ static PlaceRef wide_k_place_ref(Ctx& c, unsigned* smids, unsigned long long* la
 template <int TN, int KB>
 static void wide_k_place_config(Ctx& c, const PlaceRef& ref, unsigned* smids, int round, int reps,
                                 unsigned long long* land, unsigned long long* waited) {
-  const Tensor2D one = {c.big.base, (uint64_t)(kWideM + kWideN), (uint64_t)kWideK};
-  const CUtensorMap ma = make_map(one, 64, 128, 128), mb = make_map(one, 64, (uint32_t)TN, 128);
+  const WideKMaps maps = wide_k_maps(c, TN);
+  const CUtensorMap &ma = maps.a, &mb = maps.b;
   const WideKShape sh(c, TN, KB);
   struct Variant { const char* name; bool cluster; const char* tiles_as; };   // tiles_as: "own", "plain", "cluster"
   static const Variant variants[] = {

@@ -37,13 +37,8 @@ constexpr int kBBytes = 256 * 128;   // B: up to 256 rows x 128 B
 constexpr int kSmem = kABytes + kBBytes + 1024;
 constexpr int kChainUnroll = 8;
 
-// wgmma smem descriptor (PTX ISA 9.7.15.5.1.2.2): K-major, 128B swizzle, SBO = 1024 B (8 rows of
-// 128 B), LBO unused (1), base offset 0 (the tile starts on a 1024 B boundary).
-__device__ __forceinline__ uint64_t desc_sw128(uint32_t addr) {
-  return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
-         ((uint64_t)1 << 62);
-}
-// The same in swizzle mode SW (1: 128B, 2: 64B, 3: 32B; PTX ISA 9.7.15.5.1.2.2 bits 62-63), SBO = 8 rows x span.
+// desc_sw128 (mb_common.cuh, the 128B-swizzle wgmma descriptor) in swizzle mode SW (1: 128B, 2: 64B, 3: 32B;
+// PTX ISA 9.7.15.5.1.2.2 bits 62-63), SBO = 8 rows x span.
 template <int SW>
 __device__ __forceinline__ uint64_t desc_sw(uint32_t addr) {
   constexpr uint32_t span = SW == 1 ? 128 : SW == 2 ? 64 : 32;
