@@ -1,6 +1,7 @@
-"""Where our GEMM's 2-stage rings of 256-byte k-block rows lose their time (thirty-second session, 2026-11-28): the study
-builds' tile probe of the eight 8192^3 bf16 configurations of data/ncu/scripts/wide_k.txt (data/ncu/wide_k_tile_h100),
-beside the lag-1 wgmma walk of the same loads and batches (data/microbench/wide_k_mma_h100, mb_tma --wide-k-mma).
+"""Where our GEMM's 2-stage rings of 256-byte k-block rows lose their time (thirty-second session, 2026-11-28): the
+study builds' tile probe of the eight 8192^3 bf16 configurations of data/ncu/scripts/wide_k.txt
+(data/ncu/wide_k_tile_h100), beside the lag-1 wgmma walk of the same loads and batches
+(data/microbench/wide_k_mma_h100, mb_tma --wide-k-mma).
 
     python3 benchmarks/derive_wide_k_tile.py
 
@@ -24,9 +25,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perfmodel.config import KernelConfig  # noqa: E402
 
 import _jsonl  # noqa: E402
+from derive_tile_phases import PRODUCER_WORDS, tile_words  # noqa: E402   (the study builds' sample layout)
 
 DIR = Path(__file__).resolve().parent.parent / "data" / "ncu" / "wide_k_tile_h100"
-PRODUCER_WORDS = 128      # cta_samples[c]: [interval, 128 producer samples, then 2 warpgroups x 8 tiles x 4 words]
 TILES, WORDS = 8, 4       # a warpgroup's sampled tiles: ready, first stage in, mainloop end, epilogue end
 SMS = 132
 
@@ -42,7 +43,7 @@ def phases(r: dict) -> dict[str, float]:
     for s in r["cta_samples"]:
         prod = [v for v in s[1:1 + PRODUCER_WORDS] if v >= 0]
         pace += [(b - a) / s[0] for a, b in zip(prod, prod[1:])]
-        words = s[1 + PRODUCER_WORDS:]
+        words = tile_words(s)   # 2 warpgroups x TILES tiles x WORDS words
         for w in range(2):
             t = [words[(w * TILES + i) * WORDS:(w * TILES + i + 1) * WORDS] for i in range(TILES)]
             for i, (_, data, end, out) in enumerate(t):
@@ -61,8 +62,10 @@ def main() -> int:
     if not runs:
         print(f"no probe data under {DIR}")
         return 1
-    print("cycles a k-block at the kernel clock; epilogue and restart (epilogue end -> next tile's first stage in) a tile")
-    print(f"{'configuration':70s} {'run':6s} {'MHz':>5s} {'loop':>6s} {'prod':>6s} {'main':>6s} {'epi':>6s} {'rest':>6s}")
+    print("cycles a k-block at the kernel clock; epilogue and restart (epilogue end -> next tile's first stage in) "
+          "a tile")
+    print(f"{'configuration':70s} {'run':6s} {'MHz':>5s} {'loop':>6s} {'prod':>6s} {'main':>6s} {'epi':>6s} "
+          f"{'rest':>6s}")
     for path in runs:
         for r in map(json.loads, _jsonl.lines(path)):
             if not r.get("ok"):
