@@ -224,6 +224,7 @@ CASES = [
     Case("validate-jobs-zero", ["validate", *P, "--out", "{tmp}/o.jsonl", "--jobs", "0"], says="--jobs"),
     Case("validate-timeout-negative", ["validate", *P, "--out", "{tmp}/o.jsonl", "--timeout", "-1"], says="--timeout"),
     Case("validate-min-reps-zero", ["validate", *P, "--out", "{tmp}/o.jsonl", "--min-reps", "0"], says="--min-reps"),
+    Case("validate-max-reps-zero", ["validate", *P, "--out", "{tmp}/o.jsonl", "--max-reps", "0"], says="--max-reps"),
     Case("validate-exceeds-hbm", ["validate", "--problem", HUGE, "--tile", "128x256x64", "--out", "{tmp}/o.jsonl"],
          says="hbm-capacity", absent=("o.jsonl",)),
     Case("validate-config-with-tile", ["validate", *P, "--config", CONFIG, "--tile", "64x64x64", "--out",

@@ -38,6 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warmup-ms", type=float, default=30.0, help="warm-up per timed kernel (ms)")
     p.add_argument("--min-ms", type=float, default=100.0, help="timed launches cover at least this long (ms)")
     p.add_argument("--min-reps", type=int, default=20, help="at least this many timed launches")
+    p.add_argument("--max-reps", type=int, default=2000,
+                   help="at most this many timed launches (raise it for >= 1 s loops of kernels shorter than 0.5 ms)")
     p.add_argument("--cublas-each", action="store_true", help="also time cuBLAS bf16 inside every kernel run")
     p.add_argument("--rounds", type=int, default=1, help="with --cublas-each: alternate kernel and cuBLAS timing "
                                                          "in this many rounds (same thermal state)")
@@ -68,7 +70,7 @@ def run(args) -> int:
             warnings.simplefilter("ignore", PerfmodelWarning)
             read_dataset(out)
     timing = TimingOptions(warmup_ms=args.warmup_ms, min_ms=args.min_ms, min_reps=args.min_reps,
-                           cublas_in_run=args.cublas_each, rounds=args.rounds)
+                           max_reps=args.max_reps, cublas_in_run=args.cublas_each, rounds=args.rounds)
     ident = None
     if args.gpu == "auto":
         ident = require_gpu()
@@ -102,10 +104,11 @@ def _check_numbers(args) -> None:
                               ("--warmup-ms", args.warmup_ms, args.warmup_ms >= 0),
                               ("--min-ms", args.min_ms, args.min_ms > 0),
                               ("--min-reps", args.min_reps, args.min_reps >= 1),
+                              ("--max-reps", args.max_reps, args.max_reps >= 1),
                               ("--rounds", args.rounds, args.rounds >= 1))
            if not ok or (isinstance(v, float) and v != v)]
     if bad:
-        raise PerfmodelError(f"{', '.join(bad)}: out of range (jobs, min-reps and rounds >= 1; timeout, "
+        raise PerfmodelError(f"{', '.join(bad)}: out of range (jobs, min-reps, max-reps and rounds >= 1; timeout, "
                              f"time-budget and min-ms > 0; warmup-ms >= 0)")
 
 

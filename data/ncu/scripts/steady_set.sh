@@ -2,7 +2,9 @@
 # A held-out set timed again in the sustained regime: the sweep configs/sweeps/sm90_heldoutNN.toml with >= 1.5 s timed
 # loops (the power-capped steady state) after a 300 ms warm-up, our kernel with the in-kernel clock probe, no cuBLAS,
 # binaries built on the GPU machine first: bash data/ncu/scripts/steady_set.sh NN SEED -> $OUT/<gpu>_heldoutNN_steady.jsonl
-# (the steps of heldout_set.sh with the loop of h100_heldout3_steady / h100_real_shapes_steady).
+# (the steps of heldout_set.sh with the loop of h100_heldout3_steady / h100_real_shapes_steady). --max-reps 100000 (new
+# in perfmodel.measure): the harness's default cap of 2000 launches held the first H100 run of this script (card
+# 1753024029948, 05:27 UTC) to 0.08-1.59 s loops (h100_heldout46_r33.jsonl, kept as a repeat of the 100 ms set).
 #
 # 2026-11-28, thirty-third session: the forty-sixth set (read in the thirty-second session at its 100 ms loops: H100
 # 5.76%, H200 4.34%, clock auto), on both GPUs. Why: issue 8 asks for each point timed in both regimes where the budget
@@ -25,4 +27,4 @@ python3 data/ncu/scripts/build_pmk24.py $SWEEP > $OUT/build.log 2>&1
 echo "build rc=$?"; tail -1 $OUT/build.log; date -u
 M="env PYTHONPATH=. PERFMODEL_CACHE_DIR=.cache/pmk24 python3 -m perfmodel.measure --gpu auto --timeout 40 --no-cublas"
 timeout 420 $M --sweep $SWEEP --out $OUT/${G}_heldout${N}_steady.jsonl --warmup-ms 300 --min-ms 1500 \
-  --time-budget 380 --seed $SEED > $OUT/steady$N.log 2>&1; echo "steady$N rc=$?"; wc -l $OUT/*.jsonl; date -u
+  --max-reps 100000 --time-budget 380 --seed $SEED > $OUT/steady$N.log 2>&1; echo "steady$N rc=$?"; wc -l $OUT/*.jsonl; date -u
