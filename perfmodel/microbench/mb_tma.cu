@@ -25,7 +25,7 @@
 //        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table |
 //        --miss-mix |
 //        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k | --wide-k-mma | --wide-k-gap |
-//        --wide-k-place]
+//        --wide-k-place | --wide-k-tpc]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -40,7 +40,9 @@
 //    (tma_wide_k_mma); (--wide-k-gap) those rings with what our GEMM adds: its output tile written through TMA, A and B
 //    as two tensors, its shared-memory layout, its register split and launch (tma_wide_k_gap); (--wide-k-place) that
 //    walk launched plainly and as a cluster of 1, each also with the tiles the other launch put on each SM
-//    (tma_wide_k_place: placement or launch mode?).
+//    (tma_wide_k_place: placement or launch mode?); (--wide-k-tpc) that walk launched plainly on SM -> tile maps that
+//    keep the plain or the cluster placement's GPCs and re-pair their TPCs, or the converse (tma_wide_k_tpc: which part
+//    of the placement?).
 #include "mb_tma_common.cuh"
 #include "mb_wgmma_ops.cuh"
 
@@ -86,6 +88,7 @@ static bool g_wide_k = false;       // only --wide-k (tma_wide_k)
 static bool g_wide_k_mma = false;   // only --wide-k-mma (tma_wide_k_mma)
 static bool g_wide_k_gap = false;   // only --wide-k-gap (tma_wide_k_gap)
 static bool g_wide_k_place = false; // only --wide-k-place (tma_wide_k_place)
+static bool g_wide_k_tpc = false;   // only --wide-k-tpc (tma_wide_k_tpc)
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -1882,6 +1885,318 @@ static void bench_wide_k_place(Ctx& c) {
   CK(cudaFree(waited));
 }
 
+// tma_wide_k_tpc (2026-11-28, after --wide-k-place): which part of the placement slows the 256-byte-row walk? In the
+// plain placement the two SMs of a TPC (%smid 2t, 2t + 1) walk consecutive CTAs' tiles, which share the A panel at
+// every tile (pm8), and a GPC holds 16-18 consecutive CTAs (~2.7 A panels a tile round); in the cluster launch's, TPC
+// mates are CTAs c and c + 7 / 8 / 12 (9% of rounds share A, 36% B) and a GPC holds ~14.4 A panels a round. Plain
+// launches only, each CTA walking the tiles of the sequence (another CTA's blockIdx) a host-built SM -> sequence map
+// gives its SM (--wide-k-place's cta_of_smid remap), from the plain and cluster references (wide_k_place_ref) and the
+// GPC of each SM (wide_k_tpc_gpcs), every permutation within a GPC unless named: kTpcVariants. `rounds` rounds
+// (order rotated a round; each one untimed and `reps` timed launches), 128x256 and 128x128 tiles at kb = 2 and kb = 1
+// (controls). Records "tma_wide_k_tpc_gpcs" (the GPC map), "tma_wide_k_tpc_map" (each variant's sequence -> SM list
+// and its sharing) and "tma_wide_k_tpc": the tma_wide_k_mma fields with the variant, the round, same_sm (CTAs on the
+// SM the plain reference put them), mapped (SMs found in the map) and the map's sharing: share_a / share_b (the
+// fraction of TPC tile rounds whose two SMs walk the same A / B panel), tpcs_a (TPCs whose SMs share A in some
+// round), gpc_a / gpc_b (distinct A / B panels a GPC a round, mean over GPCs and rounds), gpc_a_max.
+static std::vector<int> smids_of(int grid, int cluster, int smem);
+static cudaLaunchConfig_t smid_launch(int grid, int cluster, int smem, cudaLaunchAttribute* attr);
+static int smid_probe_smem();
+
+struct TpcVariant {
+  const char* name;
+  const char* base;   // "plain", "cluster" (a reference's placement) or "dealt" (plain TPC pairs, cluster TPC order)
+  int mode;           // kTpcKeep, or the pairing within each GPC the base is permuted to (TpcPairing)
+};
+enum TpcPairing { kTpcKeep, kTpcSplit, kTpcSplitB, kTpcPair };   // cost of a TPC's pair: tpc_pair_cost
+static const TpcVariant kTpcVariants[] = {
+    {"plain", "plain", kTpcKeep},                          // control: fast
+    {"as cluster", "cluster", kTpcKeep},                   // control: slow (--wide-k-place's plain as cluster)
+    {"plain, TPC split", "plain", kTpcSplit},              // the plain GPCs' sequences, TPC mates share nothing
+    {"plain, TPC split B", "plain", kTpcSplitB},           // ... TPC mates share B, as the cluster's mostly do
+    {"cluster, TPC paired", "cluster", kTpcPair},          // the cluster GPCs' sequences, TPC mates sharing A at most
+    {"TPC pairs, cluster order", "dealt", kTpcKeep},       // plain pairs (CTAs 2i, 2i + 1) on TPCs in cluster order
+    {"TPC pairs, cluster order, split", "dealt", kTpcSplit},   // those GPCs' sequences, TPC mates share nothing
+};
+
+// mb_tma's tile_mn on the host for the pm8 order (raster m, groups of 8 n).
+static void host_tile_mn(int t, int tiles_m, int tiles_n, int& m, int& n) {
+  const int g = std::max(1, std::min(8, tiles_n)), strip = t / (g * tiles_m), within = t % (g * tiles_m);
+  const int width = std::min(g, tiles_n - strip * g);
+  m = within / width;
+  n = strip * g + within % width;
+}
+
+// The (m, n) of sequence b's tile in every round, as the kernel walks it ((b + sms j) mod tiles).
+static std::vector<std::pair<int, int>> tpc_rounds(int b, const WideKShape& sh, int sms) {
+  std::vector<std::pair<int, int>> out(sh.tiles_per_cta);
+  for (int j = 0; j < sh.tiles_per_cta; ++j)
+    host_tile_mn((b + sms * j) % (sh.tiles_m * sh.tiles_n), sh.tiles_m, sh.tiles_n, out[j].first, out[j].second);
+  return out;
+}
+
+// The GPC of every SM (by %smid; -1 where none): the SMs of one cluster (2..16 CTAs of smid_kernel at the GPC probes'
+// shared memory) share a GPC, so the SMs of the clusters of each size are joined; a set of 8 or more SMs is a GPC
+// (numbered by its lowest %smid). SMs in smaller sets (TPCs that no cluster of 4 or more used: 120-131 on our H100s)
+// take the GPC of the nearest SM before them in the plain launch's CTA order `plain` that has one, or, with none
+// before them, the smallest GPC (the plain launch's first 8 CTAs take 124-131, GPC 0's packed TPCs: gpc-probe data).
+static std::vector<int> wide_k_tpc_gpcs(const std::vector<int>& plain) {
+  const int smem = smid_probe_smem();
+  std::vector<int> up(kSmidSlots), gpc(kSmidSlots, -1), size(kSmidSlots, 0);
+  for (int s = 0; s < kSmidSlots; ++s) up[s] = s;
+  auto root = [&](int s) { while (up[s] != s) s = up[s] = up[up[s]]; return s; };
+  std::string sizes;
+  for (int cs : {2, 4, 8, 16}) {
+    if (cs == 16 && cudaFuncSetAttribute((const void*)smid_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
+                        != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = smid_launch(cs * 64, cs, smem, &attr);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, (const void*)smid_kernel, &cfg) != cudaSuccess || clusters < 1) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    const std::vector<int> sm = smids_of(cs * clusters, cs, smem);
+    for (size_t i = 0; i < sm.size(); ++i) up[root(sm[i])] = root(sm[i - i % cs]);
+    sizes += (sizes.empty() ? "" : ",") + std::to_string(cs) + "x" + std::to_string(sm.size() / cs);
+  }
+  for (int s : plain) ++size[root(s)];
+  int gpcs = 0;
+  for (int s = 0; s < kSmidSlots; ++s)   // GPCs numbered by their lowest %smid
+    if (size[root(s)] >= 8 && gpc[root(s)] < 0 && std::find(plain.begin(), plain.end(), s) != plain.end())
+      gpc[root(s)] = gpcs++;
+  if (!gpcs) die("--wide-k-tpc: no cluster of 8 or more SMs launched; no GPC map");
+  std::vector<int> of(kSmidSlots, -1), count(gpcs, 0);
+  for (int s : plain)
+    if (gpc[root(s)] >= 0) ++count[of[s] = gpc[root(s)]];
+  std::vector<int> by_order;
+  for (size_t b = 0; b < plain.size(); ++b) {
+    if (of[plain[b]] >= 0) continue;
+    int g = -1;
+    for (int p = (int)b - 1; p >= 0 && g < 0; --p)
+      if (size[root(plain[p])] >= 8) g = of[plain[p]];
+    if (g < 0) g = (int)(std::min_element(count.begin(), count.end()) - count.begin());
+    of[plain[b]] = g;
+    by_order.push_back(plain[b]);
+  }
+  std::vector<int> listed(of.begin(), of.begin() + *std::max_element(plain.begin(), plain.end()) + 1);
+  std::fill(count.begin(), count.end(), 0);
+  for (int s : plain) ++count[of[s]];
+  Rec("tma_wide_k_tpc_gpcs").str("clusters", sizes.c_str()).num("gpcs", gpcs)
+      .str("gpc_sms", join_ints(count, ',').c_str()).str("gpc_of_sm", join_ints(listed, ',').c_str())
+      .str("by_plain_order", join_ints(by_order, ',').c_str()).emit();
+  return of;
+}
+
+// How a placement (sequence b -> %smid) shares panels: the fraction of TPC tile rounds whose two SMs walk the same A
+// (same m) / B (same n) panel, the TPCs whose SMs share A in some round, and the distinct A / B panels a GPC a round.
+struct TpcSharing { double share_a = 0, share_b = 0, gpc_a = 0, gpc_b = 0; int tpcs_a = 0, gpc_a_max = 0; };
+static TpcSharing tpc_sharing(const std::vector<int>& sm_of_seq, const std::vector<int>& gpc, const WideKShape& sh) {
+  const int sms = (int)sm_of_seq.size(), gpcs = *std::max_element(gpc.begin(), gpc.end()) + 1;
+  std::vector<std::vector<std::pair<int, int>>> mn(sms);
+  std::vector<int> seq_on(kSmidSlots, -1);
+  for (int b = 0; b < sms; ++b) {
+    mn[b] = tpc_rounds(b, sh, sms);
+    seq_on[sm_of_seq[b]] = b;
+  }
+  TpcSharing r;
+  int pairs = 0, samples = 0;
+  std::vector<bool> tpc_a(kSmidSlots / 2, false);
+  for (int j = 0; j < sh.tiles_per_cta; ++j) {
+    for (int s = 0; s + 1 < kSmidSlots; s += 2) {
+      const int b1 = seq_on[s], b2 = seq_on[s + 1];
+      if (b1 < 0 || b2 < 0) continue;
+      const bool a = mn[b1][j].first == mn[b2][j].first;
+      r.share_a += a;
+      r.share_b += mn[b1][j].second == mn[b2][j].second;
+      tpc_a[s / 2] = tpc_a[s / 2] || a;
+      ++pairs;
+    }
+    for (int g = 0; g < gpcs; ++g) {
+      std::vector<int> ms, ns;
+      for (int b = 0; b < sms; ++b)
+        if (gpc[sm_of_seq[b]] == g) { ms.push_back(mn[b][j].first); ns.push_back(mn[b][j].second); }
+      if (ms.empty()) continue;
+      std::sort(ms.begin(), ms.end());
+      std::sort(ns.begin(), ns.end());
+      const int da = (int)(std::unique(ms.begin(), ms.end()) - ms.begin());
+      r.gpc_a += da;
+      r.gpc_b += (int)(std::unique(ns.begin(), ns.end()) - ns.begin());
+      r.gpc_a_max = std::max(r.gpc_a_max, da);
+      ++samples;
+    }
+  }
+  r.share_a /= std::max(pairs, 1);
+  r.share_b /= std::max(pairs, 1);
+  r.gpc_a /= std::max(samples, 1);
+  r.gpc_b /= std::max(samples, 1);
+  r.tpcs_a = (int)std::count(tpc_a.begin(), tpc_a.end(), true);
+  return r;
+}
+
+// A TPC pair's cost under a pairing (lower is preferred): kTpcSplit, rounds sharing A first, then B; kTpcSplitB, A
+// first, then B shared preferred; kTpcPair, A shared preferred, then B not.
+static int tpc_pair_cost(int b1, int b2, int mode, const WideKShape& sh, int sms) {
+  const std::vector<std::pair<int, int>> r1 = tpc_rounds(b1, sh, sms), r2 = tpc_rounds(b2, sh, sms);
+  int a = 0, b = 0;
+  for (int j = 0; j < sh.tiles_per_cta; ++j) {
+    a += r1[j].first == r2[j].first;
+    b += r1[j].second == r2[j].second;
+  }
+  return mode == kTpcSplit ? 1000 * a + b : mode == kTpcSplitB ? 1000 * a - b : -1000 * a + b;
+}
+
+// The placement `base` (sequence -> %smid) with each GPC's sequences re-paired onto its TPCs by the least total
+// tpc_pair_cost (exact: a DP over the GPC's subsets), pair i (by its lower sequence) on the GPC's TPC i (by the lower
+// sequence `base` put on it), its lower sequence on the even SM.
+static std::vector<int> tpc_repair(const std::vector<int>& base, const std::vector<int>& gpc, int mode,
+                                   const WideKShape& sh) {
+  const int sms = (int)base.size(), gpcs = *std::max_element(gpc.begin(), gpc.end()) + 1;
+  std::vector<int> seq_on(kSmidSlots, -1), out(sms, -1);
+  for (int b = 0; b < sms; ++b) seq_on[base[b]] = b;
+  for (int g = 0; g < gpcs; ++g) {
+    std::vector<int> seqs, tpcs;   // tpcs: each TPC's lower sequence under base
+    for (int b = 0; b < sms; ++b) {
+      if (gpc[base[b]] != g) continue;
+      seqs.push_back(b);
+      if (seq_on[base[b] ^ 1] < 0) die("--wide-k-tpc: SM %d's TPC mate ran no CTA", base[b]);
+      if (b < seq_on[base[b] ^ 1]) tpcs.push_back(b);
+    }
+    const int n = (int)seqs.size();
+    if (n % 2 || n > 22) die("--wide-k-tpc: GPC %d holds %d SMs", g, n);
+    std::vector<std::vector<int>> cost(n, std::vector<int>(n));
+    for (int i = 0; i < n; ++i)
+      for (int k = i + 1; k < n; ++k) cost[i][k] = tpc_pair_cost(seqs[i], seqs[k], mode, sh, sms);
+    const int full = (1 << n) - 1;
+    std::vector<int> best(full + 1, 0), pick(full + 1, -1);
+    for (int mask = full - 1; mask >= 0; --mask) {   // best[mask]: the least cost of pairing the sequences not in mask
+      int i = 0;
+      while (mask >> i & 1) ++i;
+      best[mask] = INT32_MAX;
+      for (int k = i + 1; k < n; ++k) {
+        const int rest = mask | 1 << i | 1 << k;
+        if (mask >> k & 1 || best[rest] == INT32_MAX) continue;
+        if (cost[i][k] + best[rest] < best[mask]) { best[mask] = cost[i][k] + best[rest]; pick[mask] = k; }
+      }
+    }
+    std::vector<std::pair<int, int>> pairs;
+    for (int mask = 0; mask != full;) {
+      int i = 0;
+      while (mask >> i & 1) ++i;
+      pairs.emplace_back(seqs[i], seqs[pick[mask]]);   // seqs ascending: first < second
+      mask |= 1 << i | 1 << pick[mask];
+    }
+    std::sort(pairs.begin(), pairs.end());
+    std::sort(tpcs.begin(), tpcs.end());
+    for (size_t t = 0; t < pairs.size(); ++t) {
+      const int even = base[tpcs[t]] & ~1;
+      out[pairs[t].first] = even;
+      out[pairs[t].second] = even + 1;
+    }
+  }
+  return out;
+}
+
+// Plain TPC pairs in the cluster launch's TPC order: sequences 2i and 2i + 1 on the TPC the cluster reference reached
+// i-th (by its first CTA on it), 2i on the even SM.
+static std::vector<int> tpc_dealt(const std::vector<int>& cluster) {
+  std::vector<int> order, out(cluster.size(), -1);
+  for (int s : cluster)
+    if (std::find(order.begin(), order.end(), s / 2) == order.end()) order.push_back(s / 2);
+  if (2 * order.size() != cluster.size()) die("--wide-k-tpc: %zu CTAs on %zu TPCs", cluster.size(), order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    out[2 * i] = 2 * order[i];
+    out[2 * i + 1] = 2 * order[i] + 1;
+  }
+  return out;
+}
+
+// Each variant's placement (sequence -> %smid), its sharing and its remap (device) for one tile shape.
+struct TpcMaps {
+  std::vector<std::vector<int>> place;
+  std::vector<TpcSharing> share;
+  std::vector<int*> remap;
+};
+
+template <int TN, int KB>
+static TpcMaps wide_k_tpc_maps(Ctx& c, const PlaceRef& ref, const std::vector<int>& gpc) {
+  const WideKShape sh(c, TN, KB);
+  TpcMaps m;
+  for (const TpcVariant& v : kTpcVariants) {
+    const std::vector<int> base = !strcmp(v.base, "plain")     ? ref.plain
+                                  : !strcmp(v.base, "cluster") ? ref.cluster
+                                                               : tpc_dealt(ref.cluster);
+    m.place.push_back(v.mode == kTpcKeep ? base : tpc_repair(base, gpc, v.mode, sh));
+    m.share.push_back(tpc_sharing(m.place.back(), gpc, sh));
+    m.remap.push_back(upload_remap(m.place.back()));
+    const TpcSharing& s = m.share.back();
+    Rec("tma_wide_k_tpc_map").num("tile_n", TN).num("kb", KB).str("variant", v.name)
+        .str("smids", join_ints(m.place.back(), ',').c_str()).num("share_a", s.share_a).num("share_b", s.share_b)
+        .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max).emit();
+  }
+  return m;
+}
+
+template <int TN, int KB>
+static void wide_k_tpc_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, unsigned* smids, int round, int reps,
+                              unsigned long long* land, unsigned long long* waited) {
+  const WideKMaps maps = wide_k_maps(c, TN);
+  const WideKShape sh(c, TN, KB);
+  const int n = (int)(sizeof(kTpcVariants) / sizeof(kTpcVariants[0]));
+  for (int k = 0; k < n; ++k) {
+    const int i = (k + round) % n;
+    WideKWalk wk{maps.a, maps.b, maps.a, kWideM, 2, 1, 0, false};
+    wk.smid_out = smids;
+    wk.cta_of_smid = m.remap[i];
+    const WalkTiming w = wide_k_mma_time<TN, KB, false>(c, wk, reps, true, land, waited);
+    const std::vector<int> got = read_smids(smids, c.sms);
+    int same = 0, mapped = 0;
+    for (int b = 0; b < c.sms; ++b) {
+      same += got[b] == ref.plain[b];
+      mapped += std::find(m.place[i].begin(), m.place[i].end(), got[b]) != m.place[i].end();
+    }
+    const TpcSharing& s = m.share[i];
+    Rec rec("tma_wide_k_tpc");
+    rec.str("variant", kTpcVariants[i].name).str("launch", "plain").num("round", round).num("reps", reps)
+        .num("same_sm", same).num("mapped", mapped).num("share_a", s.share_a).num("share_b", s.share_b)
+        .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max);
+    wide_k_timing(rec, c, sh, TN, KB, 2, 1, w, land, waited).emit();
+  }
+}
+
+static void bench_wide_k_tpc(Ctx& c) {
+  const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
+  unsigned long long *land = nullptr, *waited = nullptr;
+  unsigned* smids = nullptr;
+  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&waited, c.sms * sizeof(unsigned long long)));
+  CK(cudaMalloc(&smids, c.sms * sizeof(unsigned)));
+  PlaceRef refs[4];
+  refs[0] = wide_k_place_ref<256, 2>(c, smids, land, waited);
+  refs[1] = wide_k_place_ref<128, 2>(c, smids, land, waited);
+  refs[2] = wide_k_place_ref<256, 1>(c, smids, land, waited);
+  refs[3] = wide_k_place_ref<128, 1>(c, smids, land, waited);
+  const std::vector<int> gpc = wide_k_tpc_gpcs(refs[0].plain);
+  TpcMaps maps[4] = {wide_k_tpc_maps<256, 2>(c, refs[0], gpc), wide_k_tpc_maps<128, 2>(c, refs[1], gpc),
+                     wide_k_tpc_maps<256, 1>(c, refs[2], gpc), wide_k_tpc_maps<128, 1>(c, refs[3], gpc)};
+  for (int round = 0; round < rounds; ++round) {
+    wide_k_tpc_config<256, 2>(c, refs[0], maps[0], smids, round, reps, land, waited);
+    wide_k_tpc_config<128, 2>(c, refs[1], maps[1], smids, round, reps, land, waited);
+    wide_k_tpc_config<256, 1>(c, refs[2], maps[2], smids, round, reps, land, waited);
+    wide_k_tpc_config<128, 1>(c, refs[3], maps[3], smids, round, reps, land, waited);
+  }
+  for (int i = 0; i < 4; ++i) {
+    CK(cudaFree(refs[i].as_plain));
+    CK(cudaFree(refs[i].as_cluster));
+    for (int* d : maps[i].remap) CK(cudaFree(d));
+  }
+  CK(cudaFree(smids));
+  CK(cudaFree(land));
+  CK(cudaFree(waited));
+}
+
 // tma_walk_drift_paced (issue 8, the twenty-eighth session): --walk-drift held each stage the tile's whole MMA time
 // (512 cycles for 128x128) on top of the walk's own ~208 cycles a stage (kWalkStageCycles), so its CTAs ran at their
 // consumer's pace (714 cycles a k-block on both GPUs, every CTA alike) and never at the L2's, where our GEMM's deep
@@ -3115,6 +3430,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--wide-k-mma")) g_wide_k_mma = true;
     else if (!strcmp(argv[i], "--wide-k-gap")) g_wide_k_gap = true;
     else if (!strcmp(argv[i], "--wide-k-place")) g_wide_k_place = true;
+    else if (!strcmp(argv[i], "--wide-k-tpc")) g_wide_k_tpc = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | "
              "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced [--fine]] [--ncu] | "
              "--walk-partial | "
@@ -3123,7 +3439,7 @@ int main(int argc, char** argv) {
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
              "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | "
              "--pair-smem | --direct-store | --mc-oob | "
-             "--gpc-load | --wide-k | --wide-k-mma | --wide-k-gap | --wide-k-place])",
+             "--gpc-load | --wide-k | --wide-k-mma | --wide-k-gap | --wide-k-place | --wide-k-tpc])",
              argv[i]);
   }
   emit_device_record();
@@ -3177,6 +3493,7 @@ int main(int argc, char** argv) {
   if (g_wide_k_mma) { bench_wide_k_mma(c); return 0; }
   if (g_wide_k_gap) { bench_wide_k_gap(c); return 0; }
   if (g_wide_k_place) { bench_wide_k_place(c); return 0; }
+  if (g_wide_k_tpc) { bench_wide_k_tpc(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
