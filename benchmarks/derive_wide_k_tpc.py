@@ -1,0 +1,144 @@
+"""TPC pairing or GPC composition: which part of the cluster launch's placement slows the 256-byte-row walk
+(mb_tma --wide-k-tpc, 2026-11-28: data/microbench/wide_k_tpc_h100, expectation in data/ncu/scripts/wide_k_tpc.sh).
+
+    python3 benchmarks/derive_wide_k_tpc.py
+
+Per configuration (128x256 / 128x128 tiles, kb = 2 and the kb = 1 controls) and variant (every one a plain launch
+on a host-built SM -> tile sequence map: the plain and the cluster placements, each re-paired within its GPCs, and the
+plain TPC pairs in the cluster launch's TPC order): cycles a stage (the median CTA's; median over the run's and the
+repeat's rounds [their spread]), its change against plain, f = its share of the as cluster - plain gap (cycles, then
+land), land, wait_group cycles, the kernel clock, the fewest same_sm and mapped; each run's own medians. Then each
+map's sharing, recomputed here from its sequence -> SM list and the run's GPC map (and checked against the fields
+mb_tma printed): the share of TPC tile rounds whose two SMs walk the same A / B panel, the TPCs sharing A in some
+round, the distinct A / B panels a GPC a round.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _mb_records import median_of, read_mb, variant_cycles  # noqa: E402
+
+DIR = Path(__file__).resolve().parent.parent / "data" / "microbench" / "wide_k_tpc_h100"
+RUNS = ("wide_k_tpc.jsonl", "wide_k_tpc_repeat.jsonl")
+VARIANTS = ("plain", "as cluster", "plain, TPC split", "plain, TPC split B", "cluster, TPC paired",
+            "TPC pairs, cluster order", "TPC pairs, cluster order, split")
+CONFIGS = ((256, 2), (128, 2), (256, 1), (128, 1))   # (tile_n, kb): 128 x tile_n x 64 kb tiles
+TILES_M, WIDE_N = 64, 8192
+
+
+def read_records(root: Path = DIR) -> list[dict]:
+    """Every record of the run and its repeat, each with "run" set to its file's name."""
+    return read_mb(root, RUNS)
+
+
+def summary(rows: list[dict]) -> dict[tuple[int, int, str], dict[str, float]]:
+    """(tile_n, kb, variant) -> medians (cycles, land, wait, MHz), the cycles' spread, samples, the fewest same_sm and
+    mapped."""
+    rows = [r for r in rows if r["bench"] == "tma_wide_k_tpc"]
+    return {key: {**c, "land": median_of(xs, "land_cycles"), "wait": median_of(xs, "wait_cycles"),
+                  "mhz": median_of(xs, "kernel_mhz"), "same_sm": min(r["same_sm"] for r in xs),
+                  "mapped": min(r["mapped"] for r in xs)}
+            for key, (xs, c) in variant_cycles(rows, CONFIGS, VARIANTS).items()}
+
+
+def tile_mn(t: int, tiles_m: int, tiles_n: int, group: int = 8) -> tuple[int, int]:
+    """mb_tma's tile_mn for the pm8 order (raster along M, groups of `group` N columns): tile t -> (m, n)."""
+    g = max(1, min(group, tiles_n))
+    strip, within = divmod(t, g * tiles_m)
+    width = min(g, tiles_n - strip * g)
+    return within // width, strip * g + within % width
+
+
+def sharing(smids: list[int], gpc_of_sm: list[int], tile_n: int) -> dict[str, float]:
+    """A placement's (sequence b -> %smid) sharing as mb_tma's tpc_sharing counts it, every round as the kernel walks
+    it (sequence b's tile in round j: (b + sms j) mod tiles): share_a / share_b, tpcs_a, gpc_a / gpc_b,
+    gpc_a_max."""
+    sms, tiles_n = len(smids), WIDE_N // tile_n
+    total = TILES_M * tiles_n
+    rounds = -(-total // sms)
+    seq_on = {s: b for b, s in enumerate(smids)}
+    gpcs = sorted({gpc_of_sm[s] for s in smids})
+    same_a = same_b = pairs = samples = 0
+    gpc_a = gpc_b = gpc_a_max = 0
+    tpcs_a: set[int] = set()
+    for j in range(rounds):
+        mn = [tile_mn((b + sms * j) % total, TILES_M, tiles_n) for b in range(sms)]
+        for s in sorted(seq_on):
+            if s % 2 or s + 1 not in seq_on:
+                continue
+            (m1, n1), (m2, n2) = mn[seq_on[s]], mn[seq_on[s + 1]]
+            same_a, same_b, pairs = same_a + (m1 == m2), same_b + (n1 == n2), pairs + 1
+            if m1 == m2:
+                tpcs_a.add(s // 2)
+        for g in gpcs:
+            tiles = [mn[b] for b, s in enumerate(smids) if gpc_of_sm[s] == g]
+            da = len({m for m, _ in tiles})
+            gpc_a, gpc_b, gpc_a_max = gpc_a + da, gpc_b + len({n for _, n in tiles}), max(gpc_a_max, da)
+            samples += 1
+    return {"share_a": same_a / pairs, "share_b": same_b / pairs, "tpcs_a": len(tpcs_a), "gpc_a": gpc_a / samples,
+            "gpc_b": gpc_b / samples, "gpc_a_max": gpc_a_max}
+
+
+def main() -> int:
+    if not (DIR / RUNS[0]).exists():
+        print(f"no data under {DIR}")
+        return 1
+    rows = read_records()
+    s = summary(rows)
+    print("cycles a stage: median of both runs' rounds [spread]; f: share of the as cluster - plain gap "
+          "(cycles / land);")
+    print("land, wait: cycles a stage; same_sm, mapped: fewest of the rounds")
+    print("| tile | kb | variant | cycles a stage | vs plain | f | land | wait | MHz | same_sm | mapped |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for tn, kb in CONFIGS:
+        if (tn, kb, "plain") not in s:
+            continue
+        p, q = s[(tn, kb, "plain")], s[(tn, kb, "as cluster")]
+        for v in VARIANTS:
+            x = s[(tn, kb, v)]
+            fc = (x["cycles"] - p["cycles"]) / (q["cycles"] - p["cycles"])
+            fl = (x["land"] - p["land"]) / (q["land"] - p["land"])
+            print(f"| 128x{tn}x{64 * kb} | {kb} | {v} | {x['cycles']:.0f} [{x['lo']:.0f}-{x['hi']:.0f}] | "
+                  f"{100 * (x['cycles'] / p['cycles'] - 1):+.0f}% | {fc:.2f} / {fl:.2f} | {x['land']:.0f} | "
+                  f"{x['wait']:.0f} | {x['mhz']:.0f} | {x['same_sm']} | {x['mapped']} |")
+    print()
+    print("each run alone: cycles a stage / land, median of its 4 rounds")
+    print("| tile | kb | variant | " + " | ".join(RUNS) + " |")
+    print("| --- | --- | --- | " + " | ".join("---" for _ in RUNS) + " |")
+    for tn, kb in CONFIGS:
+        for v in VARIANTS:
+            cells = []
+            for run in RUNS:
+                xs = [r for r in rows if r["bench"] == "tma_wide_k_tpc" and r["run"] == run
+                      and (r["tile_n"], r["kb"], r["variant"]) == (tn, kb, v)]
+                cells.append(f"{median_of(xs, 'cycles_per_stage'):.0f} / {median_of(xs, 'land_cycles'):.0f}"
+                             if xs else "-")
+            print(f"| 128x{tn}x{64 * kb} | {kb} | {v} | " + " | ".join(cells) + " |")
+    print()
+    for r in rows:
+        if r["bench"] == "tma_wide_k_tpc_gpcs":
+            print(f"{r['run']}: GPC map from clusters {r['clusters']}: {r['gpcs']} GPCs of {r['gpc_sms']} SMs; "
+                  f"by the plain order: {r['by_plain_order']}")
+    print()
+    print("| run | tile | kb | variant | TPC mates same A | same B | TPCs sharing A | A panels a GPC (max) | "
+          "B panels |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    gpc_of = {r["run"]: [int(x) for x in r["gpc_of_sm"].split(",")]
+              for r in rows if r["bench"] == "tma_wide_k_tpc_gpcs"}
+    bad = 0
+    for r in rows:
+        if r["bench"] != "tma_wide_k_tpc_map":
+            continue
+        x = sharing([int(v) for v in r["smids"].split(",")], gpc_of[r["run"]], r["tile_n"])
+        bad += any(abs(x[k] - r[k]) > 1e-6 for k in x)
+        print(f"| {r['run']} | 128x{r['tile_n']}x{64 * r['kb']} | {r['kb']} | {r['variant']} | {x['share_a']:.2f} | "
+              f"{x['share_b']:.2f} | {x['tpcs_a']} | {x['gpc_a']:.2f} ({x['gpc_a_max']}) | {x['gpc_b']:.2f} |")
+    print(f"\nmaps whose recomputed sharing differs from mb_tma's fields: {bad}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
