@@ -149,8 +149,9 @@ def caveats(problem: GemmProblem, cfg: KernelConfig, hw: HardwareSpec, bottlenec
             "release (data/ncu/wide_k_tile_h100), and the same walk launched as the harness launches the GEMM (a "
             "cluster of one CTA) lands each stage 330-500 cycles later and matches it (mb_tma --wide-k-gap; 2-3% with "
             "128-byte rows), for where that launch puts each tile's CTA: a plain launch given its SM-to-tile map is as "
-            "slow (mb_tma --wide-k-place). Not modelled: prefer the narrower k-block (64 bf16 / 128 fp8 elements), or "
-            "3-4 stages"))
+            "slow (mb_tma --wide-k-place). What counts is how many distinct A panels the CTAs of one GPC walk at once "
+            "(about 14 under that launch, 2.6 under a plain one), not which tiles the two SMs of a TPC share (mb_tma "
+            "--wide-k-tpc). Not modelled: prefer the narrower k-block (64 bf16 / 128 fp8 elements), or 3-4 stages"))
     tile_rows = math.ceil(problem.m / cfg.tile_m)
     if (cfg.tile_m == FEW_SHARER_TILE_M and cfg.consumers == 1 and cfg.cluster_size == 1
             and FEW_SHARER_ROWS[0] <= tile_rows <= FEW_SHARER_ROWS[1]):
