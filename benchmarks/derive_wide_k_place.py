@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _mb_records import median_of, read_mb, variant_cycles  # noqa: E402
+from _mb_records import median_of, read_mb, tile_mn, variant_cycles  # noqa: E402
 
 DIR = Path(__file__).resolve().parent.parent / "data" / "microbench" / "wide_k_place_h100"
 RUNS = ("wide_k_place.jsonl", "wide_k_place_repeat.jsonl")
@@ -37,14 +37,6 @@ def summary(rows: list[dict]) -> dict[tuple[int, int, str], dict[str, float]]:
     return {key: {**c, "land": median_of(xs, "land_cycles"), "mhz": median_of(xs, "kernel_mhz"),
                   "same_sm": min(r["same_sm"] for r in xs), "mapped": min(r["mapped"] for r in xs)}
             for key, (xs, c) in variant_cycles(rows, CONFIGS, VARIANTS).items()}
-
-
-def tile_mn(t: int, tiles_m: int, tiles_n: int, group: int = 8) -> tuple[int, int]:
-    """mb_tma's tile_mn for the pm8 order (raster along M, groups of `group` N columns): tile t -> (m, n)."""
-    g = max(1, min(group, tiles_n))
-    strip, within = divmod(t, g * tiles_m)
-    width = min(g, tiles_n - strip * g)
-    return within // width, strip * g + within % width
 
 
 def tpc_sharing(smids: list[int], tile_n: int, tiles_per_cta: int = 16) -> tuple[float, float]:

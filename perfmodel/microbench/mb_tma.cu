@@ -1858,31 +1858,41 @@ static void wide_k_place_config(Ctx& c, const PlaceRef& ref, unsigned* smids, in
   }
 }
 
-static void bench_wide_k_place(Ctx& c) {
-  const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
+// What --wide-k-place and --wide-k-tpc start from: each CTA's landing and wait cycles and %smid (device), and the plain
+// and cluster placements of the four walks (128x256 and 128x128 tiles at kb = 2, then at kb = 1), freed at scope end.
+struct WideKPlaceSet {
   unsigned long long *land = nullptr, *waited = nullptr;
   unsigned* smids = nullptr;
-  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
-  CK(cudaMalloc(&waited, c.sms * sizeof(unsigned long long)));
-  CK(cudaMalloc(&smids, c.sms * sizeof(unsigned)));
   PlaceRef refs[4];
-  refs[0] = wide_k_place_ref<256, 2>(c, smids, land, waited);
-  refs[1] = wide_k_place_ref<128, 2>(c, smids, land, waited);
-  refs[2] = wide_k_place_ref<256, 1>(c, smids, land, waited);
-  refs[3] = wide_k_place_ref<128, 1>(c, smids, land, waited);
+  explicit WideKPlaceSet(Ctx& c) {
+    CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
+    CK(cudaMalloc(&waited, c.sms * sizeof(unsigned long long)));
+    CK(cudaMalloc(&smids, c.sms * sizeof(unsigned)));
+    refs[0] = wide_k_place_ref<256, 2>(c, smids, land, waited);
+    refs[1] = wide_k_place_ref<128, 2>(c, smids, land, waited);
+    refs[2] = wide_k_place_ref<256, 1>(c, smids, land, waited);
+    refs[3] = wide_k_place_ref<128, 1>(c, smids, land, waited);
+  }
+  ~WideKPlaceSet() {
+    for (PlaceRef& r : refs) {
+      CK(cudaFree(r.as_plain));
+      CK(cudaFree(r.as_cluster));
+    }
+    CK(cudaFree(smids));
+    CK(cudaFree(land));
+    CK(cudaFree(waited));
+  }
+};
+
+static void bench_wide_k_place(Ctx& c) {
+  const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
+  WideKPlaceSet w(c);
   for (int round = 0; round < rounds; ++round) {
-    wide_k_place_config<256, 2>(c, refs[0], smids, round, reps, land, waited);
-    wide_k_place_config<128, 2>(c, refs[1], smids, round, reps, land, waited);
-    wide_k_place_config<256, 1>(c, refs[2], smids, round, reps, land, waited);
-    wide_k_place_config<128, 1>(c, refs[3], smids, round, reps, land, waited);
+    wide_k_place_config<256, 2>(c, w.refs[0], w.smids, round, reps, w.land, w.waited);
+    wide_k_place_config<128, 2>(c, w.refs[1], w.smids, round, reps, w.land, w.waited);
+    wide_k_place_config<256, 1>(c, w.refs[2], w.smids, round, reps, w.land, w.waited);
+    wide_k_place_config<128, 1>(c, w.refs[3], w.smids, round, reps, w.land, w.waited);
   }
-  for (PlaceRef& r : refs) {
-    CK(cudaFree(r.as_plain));
-    CK(cudaFree(r.as_cluster));
-  }
-  CK(cudaFree(smids));
-  CK(cudaFree(land));
-  CK(cudaFree(waited));
 }
 
 // tma_wide_k_tpc (2026-11-28, after --wide-k-place): which part of the placement slows the 256-byte-row walk? In the
@@ -2168,33 +2178,19 @@ static void wide_k_tpc_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, uns
 
 static void bench_wide_k_tpc(Ctx& c) {
   const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
-  unsigned long long *land = nullptr, *waited = nullptr;
-  unsigned* smids = nullptr;
-  CK(cudaMalloc(&land, c.sms * sizeof(unsigned long long)));
-  CK(cudaMalloc(&waited, c.sms * sizeof(unsigned long long)));
-  CK(cudaMalloc(&smids, c.sms * sizeof(unsigned)));
-  PlaceRef refs[4];
-  refs[0] = wide_k_place_ref<256, 2>(c, smids, land, waited);
-  refs[1] = wide_k_place_ref<128, 2>(c, smids, land, waited);
-  refs[2] = wide_k_place_ref<256, 1>(c, smids, land, waited);
-  refs[3] = wide_k_place_ref<128, 1>(c, smids, land, waited);
+  WideKPlaceSet w(c);
+  const PlaceRef* refs = w.refs;
   const std::vector<int> gpc = wide_k_tpc_gpcs(refs[0].plain);
   TpcMaps maps[4] = {wide_k_tpc_maps<256, 2>(c, refs[0], gpc), wide_k_tpc_maps<128, 2>(c, refs[1], gpc),
                      wide_k_tpc_maps<256, 1>(c, refs[2], gpc), wide_k_tpc_maps<128, 1>(c, refs[3], gpc)};
   for (int round = 0; round < rounds; ++round) {
-    wide_k_tpc_config<256, 2>(c, refs[0], maps[0], smids, round, reps, land, waited);
-    wide_k_tpc_config<128, 2>(c, refs[1], maps[1], smids, round, reps, land, waited);
-    wide_k_tpc_config<256, 1>(c, refs[2], maps[2], smids, round, reps, land, waited);
-    wide_k_tpc_config<128, 1>(c, refs[3], maps[3], smids, round, reps, land, waited);
+    wide_k_tpc_config<256, 2>(c, refs[0], maps[0], w.smids, round, reps, w.land, w.waited);
+    wide_k_tpc_config<128, 2>(c, refs[1], maps[1], w.smids, round, reps, w.land, w.waited);
+    wide_k_tpc_config<256, 1>(c, refs[2], maps[2], w.smids, round, reps, w.land, w.waited);
+    wide_k_tpc_config<128, 1>(c, refs[3], maps[3], w.smids, round, reps, w.land, w.waited);
   }
-  for (int i = 0; i < 4; ++i) {
-    CK(cudaFree(refs[i].as_plain));
-    CK(cudaFree(refs[i].as_cluster));
-    for (int* d : maps[i].remap) CK(cudaFree(d));
-  }
-  CK(cudaFree(smids));
-  CK(cudaFree(land));
-  CK(cudaFree(waited));
+  for (TpcMaps& m : maps)
+    for (int* d : m.remap) CK(cudaFree(d));
 }
 
 // tma_walk_drift_paced (issue 8, the twenty-eighth session): --walk-drift held each stage the tile's whole MMA time
