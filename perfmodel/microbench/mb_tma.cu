@@ -1910,6 +1910,7 @@ static void bench_wide_k_place(Ctx& c) {
 // round), gpc_a / gpc_b (distinct A / B panels a GPC a round, mean over GPCs and rounds), gpc_a_max.
 static std::vector<int> smids_of(int grid, int cluster, int smem);
 static cudaLaunchConfig_t smid_launch(int grid, int cluster, int smem, cudaLaunchAttribute* attr);
+static std::vector<int> resident_cluster_smids(int cs, int smem);
 static int smid_probe_smem();
 
 struct TpcVariant {
@@ -1956,19 +1957,8 @@ static std::vector<int> wide_k_tpc_gpcs(const std::vector<int>& plain) {
   auto root = [&](int s) { while (up[s] != s) s = up[s] = up[up[s]]; return s; };
   std::string sizes;
   for (int cs : {2, 4, 8, 16}) {
-    if (cs == 16 && cudaFuncSetAttribute((const void*)smid_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
-                        != cudaSuccess) {
-      (void)cudaGetLastError();
-      continue;
-    }
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = smid_launch(cs * 64, cs, smem, &attr);
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, (const void*)smid_kernel, &cfg) != cudaSuccess || clusters < 1) {
-      (void)cudaGetLastError();
-      continue;
-    }
-    const std::vector<int> sm = smids_of(cs * clusters, cs, smem);
+    const std::vector<int> sm = resident_cluster_smids(cs, smem);
+    if (sm.empty()) continue;
     for (size_t i = 0; i < sm.size(); ++i) up[root(sm[i])] = root(sm[i - i % cs]);
     sizes += (sizes.empty() ? "" : ",") + std::to_string(cs) + "x" + std::to_string(sm.size() / cs);
   }
@@ -2817,25 +2807,32 @@ static std::vector<int> smids_of(int grid, int cluster, int smem) {
   return out;
 }
 
+// The %smid of every CTA of as many clusters of `cs` CTAs as can run at once (cudaOccupancyMaxActiveClusters; 16 needs
+// the non-portable size), cluster by cluster; empty where that size cannot launch.
+static std::vector<int> resident_cluster_smids(int cs, int smem) {
+  if (cs == 16 && cudaFuncSetAttribute((const void*)smid_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
+                      != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = smid_launch(cs * 64, cs, smem, &attr);
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, (const void*)smid_kernel, &cfg) != cudaSuccess || clusters < 1) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  return smids_of(cs * clusters, cs, smem);
+}
+
 // The SM groups of the largest cluster (2..16 CTAs) that launches: a cluster's CTAs run in one GPC, so the groups of
 // 16 are GPCs (the SMs of GPCs with fewer than 16 left out). emit: a "gpc_clusters" record for each cluster size.
 static std::vector<std::vector<int>> gpc_groups(int smem, bool emit) {
   std::vector<std::vector<int>> gpcs;
   for (int cs : {2, 4, 8, 16}) {
-    if (cs == 16 && cudaFuncSetAttribute((const void*)smid_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
-                        != cudaSuccess) {
-      (void)cudaGetLastError();
-      continue;
-    }
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = smid_launch(cs * 64, cs, smem, &attr);
-    int max_clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&max_clusters, (const void*)smid_kernel, &cfg) != cudaSuccess || max_clusters < 1) {
-      (void)cudaGetLastError();
-      continue;
-    }
-    const std::vector<int> sm = smids_of(cs * max_clusters, cs, smem);
+    const std::vector<int> sm = resident_cluster_smids(cs, smem);
     if (sm.empty()) continue;
+    const int max_clusters = (int)sm.size() / cs;
     std::vector<std::vector<int>> groups;
     std::string text;
     for (int g = 0; g < max_clusters; ++g) {
