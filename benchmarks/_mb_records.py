@@ -1,5 +1,5 @@
 """Records of our microbenchmarks' walks (the "MB {json}" lines mb_tma prints, read by perfmodel.microbench.runner's
-parse_records) grouped as the wide-k readers use them (derive_wide_k_gap.py, derive_wide_k_place.py): a run and its
+parse_records) grouped as the wide-k readers use them (derive_wide_k_gap.py, _place.py, _tpc.py): a run and its
 repeat read back, each (tile_n, kb, variant)'s cycles a stage, and the walks' tile order."""
 from __future__ import annotations
 
