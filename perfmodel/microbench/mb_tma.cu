@@ -25,7 +25,7 @@
 //        --l2-residency | --l2-residency-pitch | --hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table |
 //        --miss-mix |
 //        --pair-share | --pair-smem | --direct-store | --mc-oob | --gpc-load | --wide-k | --wide-k-mma | --wide-k-gap |
-//        --wide-k-place | --wide-k-tpc]
+//        --wide-k-place | --wide-k-tpc | --wide-k-knee]
 //  - (--miss-mix) the L2's throughput from every SM with a known share of the boxes missing to HBM (tma_miss_mix);
 //    (--pair-share) a one-wave grid's GEMM walk with each B panel read by one CTA or by two in step (tma_pair_share);
 //    (--walk-partial) one wave of a GEMM's tiles against ring depth, with the stages' landing time (tma_walk_partial);
@@ -42,7 +42,9 @@
 //    walk launched plainly and as a cluster of 1, each also with the tiles the other launch put on each SM
 //    (tma_wide_k_place: placement or launch mode?); (--wide-k-tpc) that walk launched plainly on SM -> tile maps that
 //    keep the plain or the cluster placement's GPCs and re-pair their TPCs, or the converse (tma_wide_k_tpc: which part
-//    of the placement?).
+//    of the placement?); (--wide-k-knee) that walk on plain maps with 0-8 of each GPC's 8-SM blocks' sequences moved
+//    to other GPCs, a GPC's distinct A panels a round from 2.6 up past the cluster map's (tma_wide_k_knee: a knee in
+//    the distinct bytes a GPC draws?).
 #include "mb_tma_common.cuh"
 #include "mb_wgmma_ops.cuh"
 
@@ -89,6 +91,7 @@ static bool g_wide_k_mma = false;   // only --wide-k-mma (tma_wide_k_mma)
 static bool g_wide_k_gap = false;   // only --wide-k-gap (tma_wide_k_gap)
 static bool g_wide_k_place = false; // only --wide-k-place (tma_wide_k_place)
 static bool g_wide_k_tpc = false;   // only --wide-k-tpc (tma_wide_k_tpc)
+static bool g_wide_k_knee = false;  // only --wide-k-knee (tma_wide_k_knee)
 static bool g_ncu = false;         // one launch per configuration (profiling)
 
 // ---------------------------------------------------------------- host: tensor maps
@@ -2183,6 +2186,134 @@ static void bench_wide_k_tpc(Ctx& c) {
     for (int* d : m.remap) CK(cudaFree(d));
 }
 
+// tma_wide_k_knee (2026-11-28, after --wide-k-tpc): --wide-k-tpc found the GPC's mix of panels, not the TPC pairing,
+// behind the slow placement: a GPC walking ~2.6 distinct A panels a round is fast, ~7.8 as slow as the cluster map's
+// 14.4 at 128x256x128 but half as slow at 128x128x128. Does the slowdown start at a knee in the distinct bytes a GPC
+// draws a stage round (the GPC's pool of in-flight loads, gpu.gpc_inflight_bytes, counting distinct bytes)? Plain
+// launches on host-built SM -> sequence maps (the cta_of_smid remap) that move a GPC's distinct A panels in steps: from
+// the plain placement, each GPC's sequences in ascending order are cut into 8-SM blocks (two per GPC; the two SMs past
+// 16 of an 18-SM GPC stay), and `moved` of each block's slots take the sequence of the same slot in the GPC `d` on
+// (a cyclic shift of that slot across the GPCs: every GPC keeps its SMs and the grid its set of sequences): singly
+// (slots 0, 2, 4, 6, 1, 3, 5, 7 in turn, d = 1..7: each from another GPC, TPC mates split as they go) or as whole TPCs
+// (slots 2i, 2i + 1 with d = 1 + i: mates still share the A panel), with the plain, cluster and "TPC pairs, cluster
+// order" maps of --wide-k-tpc as references: kKneeVariants. `rounds` rounds (order rotated a round; each one untimed
+// and `reps` timed launches), 128x256 and 128x128 tiles at kb = 2 and at kb = 1 (the 128-byte rows: half the bytes
+// of every panel). Records "tma_wide_k_tpc_gpcs" (the GPC map), "tma_wide_k_knee_map" (each map's sequence -> SM list
+// and sharing) and "tma_wide_k_knee": the tma_wide_k_tpc fields with moved, pairs and the distinct bytes a GPC a round
+// (kB = 1000 B, means over GPCs and rounds): a_kb (distinct A panels x 128 rows x kb 128-byte box rows), b_kb (B
+// panels x tile_n rows x kb x 128 B) and gpc_kb, their sum.
+struct KneeVariant {
+  const char* name;
+  const char* base;   // "plain", "cluster" or "dealt", as kTpcVariants
+  int moved;          // slots of each 8-SM block moved to another GPC (base "plain" only)
+  bool pairs;         // moved as whole TPCs (slots 2i, 2i + 1 together)
+};
+static const KneeVariant kKneeVariants[] = {
+    {"plain", "plain", 0, false},                       // ~2.6 A panels a GPC a round
+    {"as cluster", "cluster", 0, false},                // ~14.4
+    {"TPC pairs, cluster order", "dealt", 0, false},    // ~7.8 (--wide-k-tpc's)
+    {"move 2, pairs", "plain", 2, true},   {"move 4, pairs", "plain", 4, true}, {"move 8, pairs", "plain", 8, true},
+    {"move 1", "plain", 1, false},         {"move 2", "plain", 2, false},       {"move 3", "plain", 3, false},
+    {"move 4", "plain", 4, false},         {"move 5", "plain", 5, false},       {"move 6", "plain", 6, false},
+    {"move 7", "plain", 7, false},
+};
+
+// The placement `plain` (sequence -> %smid) with `moved` slots of each GPC's 8-SM blocks taking the sequence of that
+// slot in another GPC (kKneeVariants' comment): slot q of GPC g gets the sequence of slot q of GPC g + d.
+static std::vector<int> knee_moved(const std::vector<int>& plain, const std::vector<int>& gpc, int moved, bool pairs) {
+  static const int kSingleOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+  const int sms = (int)plain.size(), gpcs = *std::max_element(gpc.begin(), gpc.end()) + 1;
+  std::vector<std::vector<int>> slots(gpcs);   // each GPC's sequences, ascending
+  for (int b = 0; b < sms; ++b) slots[gpc[plain[b]]].push_back(b);
+  size_t common = slots[0].size();
+  for (const std::vector<int>& s : slots) common = std::min(common, s.size());
+  const int blocks = (int)common / 8;
+  if (gpcs < 2 || blocks < 1 || moved > 8) die("--wide-k-knee: %d GPCs of %zu SMs or more", gpcs, common);
+  std::vector<int> out(plain);
+  for (int g = 0; g < gpcs; ++g)
+    for (int k = 0; k < blocks; ++k)
+      for (int i = 0; i < moved; ++i) {
+        const int p = pairs ? i : kSingleOrder[i], d = 1 + (pairs ? i / 2 : i) % (gpcs - 1), q = 8 * k + p;
+        out[slots[g][q]] = plain[slots[(g + d) % gpcs][q]];
+      }
+  return out;
+}
+
+// The distinct kB (1000 B) a GPC draws a stage round (means over GPCs and rounds, from tpc_sharing's panels): A, B.
+static double knee_a_kb(const TpcSharing& s, int kb) { return s.gpc_a * 128 * kb * 128 / 1e3; }
+static double knee_b_kb(const TpcSharing& s, int tn, int kb) { return s.gpc_b * tn * kb * 128 / 1e3; }
+
+template <int TN, int KB>
+static TpcMaps wide_k_knee_maps(Ctx& c, const PlaceRef& ref, const std::vector<int>& gpc) {
+  const WideKShape sh(c, TN, KB);
+  TpcMaps m;
+  for (const KneeVariant& v : kKneeVariants) {
+    m.place.push_back(!strcmp(v.base, "cluster") ? ref.cluster
+                      : !strcmp(v.base, "dealt") ? tpc_dealt(ref.cluster)
+                                                 : knee_moved(ref.plain, gpc, v.moved, v.pairs));
+    std::vector<int> sorted = m.place.back(), want = ref.plain;
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(want.begin(), want.end());
+    if (sorted != want) die("--wide-k-knee: map %s is no permutation of the plain SMs", v.name);
+    m.share.push_back(tpc_sharing(m.place.back(), gpc, sh));
+    m.remap.push_back(upload_remap(m.place.back()));
+    const TpcSharing& s = m.share.back();
+    const double a = knee_a_kb(s, KB), b = knee_b_kb(s, TN, KB);
+    Rec("tma_wide_k_knee_map").num("tile_n", TN).num("kb", KB).str("variant", v.name).num("moved", v.moved)
+        .num("pairs", v.pairs).str("smids", join_ints(m.place.back(), ',').c_str()).num("share_a", s.share_a)
+        .num("share_b", s.share_b).num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b)
+        .num("gpc_a_max", s.gpc_a_max).num("a_kb", a).num("b_kb", b).num("gpc_kb", a + b).emit();
+  }
+  return m;
+}
+
+template <int TN, int KB>
+static void wide_k_knee_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, unsigned* smids, int round, int reps,
+                               unsigned long long* land, unsigned long long* waited) {
+  const WideKMaps maps = wide_k_maps(c, TN);
+  const WideKShape sh(c, TN, KB);
+  const int n = (int)(sizeof(kKneeVariants) / sizeof(kKneeVariants[0]));
+  for (int k = 0; k < n; ++k) {
+    const int i = (k + round) % n;
+    WideKWalk wk{maps.a, maps.b, maps.a, kWideM, 2, 1, 0, false};
+    wk.smid_out = smids;
+    wk.cta_of_smid = m.remap[i];
+    const WalkTiming w = wide_k_mma_time<TN, KB, false>(c, wk, reps, true, land, waited);
+    const std::vector<int> got = read_smids(smids, c.sms);
+    int same = 0, mapped = 0;
+    for (int b = 0; b < c.sms; ++b) {
+      same += got[b] == ref.plain[b];
+      mapped += std::find(m.place[i].begin(), m.place[i].end(), got[b]) != m.place[i].end();
+    }
+    const TpcSharing& s = m.share[i];
+    const double a = knee_a_kb(s, KB), b = knee_b_kb(s, TN, KB);
+    Rec rec("tma_wide_k_knee");
+    rec.str("variant", kKneeVariants[i].name).str("launch", "plain").num("round", round).num("reps", reps)
+        .num("moved", kKneeVariants[i].moved).num("pairs", kKneeVariants[i].pairs).num("same_sm", same)
+        .num("mapped", mapped).num("share_a", s.share_a).num("share_b", s.share_b).num("tpcs_a", s.tpcs_a)
+        .num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max).num("a_kb", a).num("b_kb", b)
+        .num("gpc_kb", a + b);
+    wide_k_timing(rec, c, sh, TN, KB, 2, 1, w, land, waited).emit();
+  }
+}
+
+static void bench_wide_k_knee(Ctx& c) {
+  const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
+  WideKPlaceSet w(c);
+  const PlaceRef* refs = w.refs;
+  const std::vector<int> gpc = wide_k_tpc_gpcs(refs[0].plain);
+  TpcMaps maps[4] = {wide_k_knee_maps<256, 2>(c, refs[0], gpc), wide_k_knee_maps<128, 2>(c, refs[1], gpc),
+                     wide_k_knee_maps<256, 1>(c, refs[2], gpc), wide_k_knee_maps<128, 1>(c, refs[3], gpc)};
+  for (int round = 0; round < rounds; ++round) {
+    wide_k_knee_config<256, 2>(c, refs[0], maps[0], w.smids, round, reps, w.land, w.waited);
+    wide_k_knee_config<128, 2>(c, refs[1], maps[1], w.smids, round, reps, w.land, w.waited);
+    wide_k_knee_config<256, 1>(c, refs[2], maps[2], w.smids, round, reps, w.land, w.waited);
+    wide_k_knee_config<128, 1>(c, refs[3], maps[3], w.smids, round, reps, w.land, w.waited);
+  }
+  for (TpcMaps& m : maps)
+    for (int* d : m.remap) CK(cudaFree(d));
+}
+
 // tma_walk_drift_paced (issue 8, the twenty-eighth session): --walk-drift held each stage the tile's whole MMA time
 // (512 cycles for 128x128) on top of the walk's own ~208 cycles a stage (kWalkStageCycles), so its CTAs ran at their
 // consumer's pace (714 cycles a k-block on both GPUs, every CTA alike) and never at the L2's, where our GEMM's deep
@@ -3424,6 +3555,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--wide-k-gap")) g_wide_k_gap = true;
     else if (!strcmp(argv[i], "--wide-k-place")) g_wide_k_place = true;
     else if (!strcmp(argv[i], "--wide-k-tpc")) g_wide_k_tpc = true;
+    else if (!strcmp(argv[i], "--wide-k-knee")) g_wide_k_knee = true;
     else die("unknown argument %s (usage: mb_tma [--quick] [--panel-only] [--stream-only] [--lrc-only | "
              "--skinny-only [--ncu] | --walk-drift [--ncu] | --walk-pitch [--paced [--fine]] [--ncu] | "
              "--walk-partial | "
@@ -3432,7 +3564,8 @@ int main(int argc, char** argv) {
              "--skinny-oob | --gpc-probe | --gpc-wide | --oob-land | --l2-residency | --l2-residency-pitch | "
              "--hbm-pitch [--fine] | --box-spread-pitch | --box-pitch-table | --miss-mix | --pair-share | "
              "--pair-smem | --direct-store | --mc-oob | "
-             "--gpc-load | --wide-k | --wide-k-mma | --wide-k-gap | --wide-k-place | --wide-k-tpc])",
+             "--gpc-load | --wide-k | --wide-k-mma | --wide-k-gap | --wide-k-place | --wide-k-tpc | "
+             "--wide-k-knee])",
              argv[i]);
   }
   emit_device_record();
@@ -3487,6 +3620,7 @@ int main(int argc, char** argv) {
   if (g_wide_k_gap) { bench_wide_k_gap(c); return 0; }
   if (g_wide_k_place) { bench_wide_k_place(c); return 0; }
   if (g_wide_k_tpc) { bench_wide_k_tpc(c); return 0; }
+  if (g_wide_k_knee) { bench_wide_k_knee(c); return 0; }
   if (g_stream_only) { bench_stream(c); bench_l2_panel(c); bench_l2_sharing(c); return 0; }
   bench_latency(c);
   bench_issue(c);
