@@ -2196,12 +2196,14 @@ static void bench_wide_k_tpc(Ctx& c) {
 // (a cyclic shift of that slot across the GPCs: every GPC keeps its SMs and the grid its set of sequences): singly
 // (slots 0, 2, 4, 6, 1, 3, 5, 7 in turn, d = 1..7: each from another GPC, TPC mates split as they go) or as whole TPCs
 // (slots 2i, 2i + 1 with d = 1 + i: mates still share the A panel), with the plain, cluster and "TPC pairs, cluster
-// order" maps of --wide-k-tpc as references: kKneeVariants. `rounds` rounds (order rotated a round; each one untimed
-// and `reps` timed launches), 128x256 and 128x128 tiles at kb = 2 and at kb = 1 (the 128-byte rows: half the bytes
-// of every panel). Records "tma_wide_k_tpc_gpcs" (the GPC map), "tma_wide_k_knee_map" (each map's sequence -> SM list
-// and sharing) and "tma_wide_k_knee": the tma_wide_k_tpc fields with moved, pairs and the distinct bytes a GPC a round
-// (kB = 1000 B, means over GPCs and rounds): a_kb (distinct A panels x 128 rows x kb 128-byte box rows), b_kb (B
-// panels x tile_n rows x kb x 128 B) and gpc_kb, their sum.
+// order" maps of --wide-k-tpc as references: kKneeVariants. One round per variant (the order rotated a round, so
+// every variant takes every place of a configuration's sequence of launches once: the first run's 4 rounds found the
+// kernel clock falling along that sequence, 1716 to 1509 MHz by place at 128x256x128; each round one untimed and
+// `reps` timed launches a variant), 128x256 and 128x128 tiles at kb = 2 and at kb = 1 (the 128-byte rows: half the
+// bytes of every panel). Records "tma_wide_k_tpc_gpcs" (the GPC map), "tma_wide_k_knee_map" (each map's sequence ->
+// SM list and sharing) and "tma_wide_k_knee": the tma_wide_k_tpc fields with place (in the round's order), moved,
+// pairs and the distinct bytes a GPC a round (kB = 1000 B, means over GPCs and rounds): a_kb (distinct A panels x 128
+// rows x kb 128-byte box rows), b_kb (B panels x tile_n rows x kb x 128 B) and gpc_kb, their sum.
 struct KneeVariant {
   const char* name;
   const char* base;   // "plain", "cluster" or "dealt", as kTpcVariants
@@ -2288,17 +2290,17 @@ static void wide_k_knee_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, un
     const TpcSharing& s = m.share[i];
     const double a = knee_a_kb(s, KB), b = knee_b_kb(s, TN, KB);
     Rec rec("tma_wide_k_knee");
-    rec.str("variant", kKneeVariants[i].name).str("launch", "plain").num("round", round).num("reps", reps)
-        .num("moved", kKneeVariants[i].moved).num("pairs", kKneeVariants[i].pairs).num("same_sm", same)
-        .num("mapped", mapped).num("share_a", s.share_a).num("share_b", s.share_b).num("tpcs_a", s.tpcs_a)
-        .num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max).num("a_kb", a).num("b_kb", b)
-        .num("gpc_kb", a + b);
+    rec.str("variant", kKneeVariants[i].name).str("launch", "plain").num("round", round).num("place", k)
+        .num("reps", reps).num("moved", kKneeVariants[i].moved).num("pairs", kKneeVariants[i].pairs)
+        .num("same_sm", same).num("mapped", mapped).num("share_a", s.share_a).num("share_b", s.share_b)
+        .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max)
+        .num("a_kb", a).num("b_kb", b).num("gpc_kb", a + b);
     wide_k_timing(rec, c, sh, TN, KB, 2, 1, w, land, waited).emit();
   }
 }
 
 static void bench_wide_k_knee(Ctx& c) {
-  const int rounds = g_ncu ? 1 : 4, reps = g_ncu ? 1 : 5;
+  const int rounds = g_ncu ? 1 : (int)(sizeof(kKneeVariants) / sizeof(kKneeVariants[0])), reps = g_ncu ? 1 : 5;
   WideKPlaceSet w(c);
   const PlaceRef* refs = w.refs;
   const std::vector<int> gpc = wide_k_tpc_gpcs(refs[0].plain);

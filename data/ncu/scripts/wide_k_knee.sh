@@ -53,6 +53,23 @@
 #  - pairs against singles at equal kB (move 2, pairs ~ move 1 at 680 kB; move 8, pairs ~ move 2 near 700): TPC
 #    pairing (expected irrelevant, as --wide-k-tpc found);
 #  - move 7 (948 kB, 15.1 A panels) against as cluster (1023, 14.5): past the cluster map, a further rise or a level.
+#
+# Second call, written after the first (4 rounds; its files kept as wide_k_knee_4rounds.jsonl, _4rounds_repeat.jsonl,
+# card 1752524018039) and before this one: the kernel clock (kernel_mhz) fell along each configuration's sequence of
+# launches (128x256x128: ~1716 MHz at the first two places, ~1510-1570 from the fifth on; 128x128x64 the converse), so
+# with 4 rotations a variant's cycles carried its places' clock: the moved maps, late in the order, ran at ~1505-1550
+# MHz, dealt and "move 2 / 4, pairs" at ~1700. mb_tma now runs one round per variant (13: every variant at every place
+# once) and records "place". The 4-round run, biased so: cycles a stage (median CTA) of the moved maps +3..+6% at
+# 128x256x128 at 684-962 kB (dealt +17% at 800, cluster +16% at 1018): no knee in kB; ns a stage (kernel time) of the
+# same launches rising with kB: -1..+1% at <= 709 kB, +3 / +5% at 737 / 773, +6..+9% at 835-962, dealt +9%, cluster +13%;
+# 128x128x128 ns flat to 414 kB, +3..+5% at 445-521, +7..+11% at 587-737, dealt +10% (530), cluster +20% (745); kb = 1
+# within -7..+5% either way.
+# Expectation for the balanced run: cycles and ns a stage agree within ~3% of each other (the clock no longer tied to
+# the variant); the moved maps rise with kB at kb = 2 for both tiles, leaving plain near ~700-750 kB at 128x256x128 and
+# ~420-450 kB at 128x128x128: ~60% the two knees stay ~250-300 kB apart (no common knee in kB a round), ~40% they meet
+# once the clock is balanced; the cluster map slower than a moved map at its kB (128x256x128: +13% at 1018 kB against
+# ~+9% at 962; 128x128x128: +20% against +11% at ~740 kB), and dealt above the moved curve at its kB (~70%): kB a
+# round does not carry all of the placement's cost; kb = 1 flat to +4% as before.
 # Usage: wide_k_knee.sh H100|H200.
 set -u
 source data/ncu/scripts/mb_on_card.sh mb_tma "${1:-H}"
