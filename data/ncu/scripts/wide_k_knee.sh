@@ -61,9 +61,9 @@
 # MHz, dealt and "move 2 / 4, pairs" at ~1700. mb_tma now runs one round per variant (13: every variant at every place
 # once) and records "place". The 4-round run, biased so: cycles a stage (median CTA) of the moved maps +3..+6% at
 # 128x256x128 at 684-962 kB (dealt +17% at 800, cluster +16% at 1018): no knee in kB; ns a stage (kernel time) of the
-# same launches rising with kB: -1..+1% at <= 709 kB, +3 / +5% at 737 / 773, +6..+9% at 835-962, dealt +9%, cluster +13%;
-# 128x128x128 ns flat to 414 kB, +3..+5% at 445-521, +7..+11% at 587-737, dealt +10% (530), cluster +20% (745); kb = 1
-# within -7..+5% either way.
+# same launches rising with kB: -1..+1% at <= 709 kB, +3 / +5% at 737 / 773, +6..+9% at 835-962, dealt +9%, cluster
+# +13%; 128x128x128 ns flat to 414 kB, +3..+5% at 445-521, +7..+11% at 587-737, dealt +10% (530), cluster +20%
+# (745); kb = 1 within -7..+5% either way.
 # Expectation for the balanced run: cycles and ns a stage agree within ~3% of each other (the clock no longer tied to
 # the variant); the moved maps rise with kB at kb = 2 for both tiles, leaving plain near ~700-750 kB at 128x256x128 and
 # ~420-450 kB at 128x128x128: ~60% the two knees stay ~250-300 kB apart (no common knee in kB a round), ~40% they meet
