@@ -2142,6 +2142,28 @@ static TpcMaps wide_k_tpc_maps(Ctx& c, const PlaceRef& ref, const std::vector<in
   return m;
 }
 
+// One timed plain launch of map i of m (the CTA on each SM walking the sequence the map gives it) and its checks: the
+// CTAs on the SM the plain reference put them (same) and the SMs found in the map (mapped).
+struct RemappedWalk {
+  WalkTiming w;
+  int same = 0, mapped = 0;
+};
+template <int TN, int KB>
+static RemappedWalk remapped_walk(Ctx& c, const WideKMaps& maps, const PlaceRef& ref, const TpcMaps& m, int i,
+                                  unsigned* smids, int reps, unsigned long long* land, unsigned long long* waited) {
+  WideKWalk wk{maps.a, maps.b, maps.a, kWideM, 2, 1, 0, false};
+  wk.smid_out = smids;
+  wk.cta_of_smid = m.remap[i];
+  RemappedWalk r;
+  r.w = wide_k_mma_time<TN, KB, false>(c, wk, reps, true, land, waited);
+  const std::vector<int> got = read_smids(smids, c.sms);
+  for (int b = 0; b < c.sms; ++b) {
+    r.same += got[b] == ref.plain[b];
+    r.mapped += std::find(m.place[i].begin(), m.place[i].end(), got[b]) != m.place[i].end();
+  }
+  return r;
+}
+
 template <int TN, int KB>
 static void wide_k_tpc_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, unsigned* smids, int round, int reps,
                               unsigned long long* land, unsigned long long* waited) {
@@ -2150,22 +2172,13 @@ static void wide_k_tpc_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, uns
   const int n = (int)(sizeof(kTpcVariants) / sizeof(kTpcVariants[0]));
   for (int k = 0; k < n; ++k) {
     const int i = (k + round) % n;
-    WideKWalk wk{maps.a, maps.b, maps.a, kWideM, 2, 1, 0, false};
-    wk.smid_out = smids;
-    wk.cta_of_smid = m.remap[i];
-    const WalkTiming w = wide_k_mma_time<TN, KB, false>(c, wk, reps, true, land, waited);
-    const std::vector<int> got = read_smids(smids, c.sms);
-    int same = 0, mapped = 0;
-    for (int b = 0; b < c.sms; ++b) {
-      same += got[b] == ref.plain[b];
-      mapped += std::find(m.place[i].begin(), m.place[i].end(), got[b]) != m.place[i].end();
-    }
+    const RemappedWalk r = remapped_walk<TN, KB>(c, maps, ref, m, i, smids, reps, land, waited);
     const TpcSharing& s = m.share[i];
     Rec rec("tma_wide_k_tpc");
     rec.str("variant", kTpcVariants[i].name).str("launch", "plain").num("round", round).num("reps", reps)
-        .num("same_sm", same).num("mapped", mapped).num("share_a", s.share_a).num("share_b", s.share_b)
+        .num("same_sm", r.same).num("mapped", r.mapped).num("share_a", s.share_a).num("share_b", s.share_b)
         .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max);
-    wide_k_timing(rec, c, sh, TN, KB, 2, 1, w, land, waited).emit();
+    wide_k_timing(rec, c, sh, TN, KB, 2, 1, r.w, land, waited).emit();
   }
 }
 
@@ -2277,25 +2290,16 @@ static void wide_k_knee_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, un
   const int n = (int)(sizeof(kKneeVariants) / sizeof(kKneeVariants[0]));
   for (int k = 0; k < n; ++k) {
     const int i = (k + round) % n;
-    WideKWalk wk{maps.a, maps.b, maps.a, kWideM, 2, 1, 0, false};
-    wk.smid_out = smids;
-    wk.cta_of_smid = m.remap[i];
-    const WalkTiming w = wide_k_mma_time<TN, KB, false>(c, wk, reps, true, land, waited);
-    const std::vector<int> got = read_smids(smids, c.sms);
-    int same = 0, mapped = 0;
-    for (int b = 0; b < c.sms; ++b) {
-      same += got[b] == ref.plain[b];
-      mapped += std::find(m.place[i].begin(), m.place[i].end(), got[b]) != m.place[i].end();
-    }
+    const RemappedWalk r = remapped_walk<TN, KB>(c, maps, ref, m, i, smids, reps, land, waited);
     const TpcSharing& s = m.share[i];
     const double a = knee_a_kb(s, KB), b = knee_b_kb(s, TN, KB);
     Rec rec("tma_wide_k_knee");
     rec.str("variant", kKneeVariants[i].name).str("launch", "plain").num("round", round).num("place", k)
         .num("reps", reps).num("moved", kKneeVariants[i].moved).num("pairs", kKneeVariants[i].pairs)
-        .num("same_sm", same).num("mapped", mapped).num("share_a", s.share_a).num("share_b", s.share_b)
+        .num("same_sm", r.same).num("mapped", r.mapped).num("share_a", s.share_a).num("share_b", s.share_b)
         .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max)
         .num("a_kb", a).num("b_kb", b).num("gpc_kb", a + b);
-    wide_k_timing(rec, c, sh, TN, KB, 2, 1, w, land, waited).emit();
+    wide_k_timing(rec, c, sh, TN, KB, 2, 1, r.w, land, waited).emit();
   }
 }
 
