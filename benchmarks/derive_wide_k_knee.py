@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _mb_records import median_of, read_mb, tile_mn, variant_cycles  # noqa: E402
+from _mb_records import median_of, placement_sharing, print_run_table, read_mb, variant_cycles  # noqa: E402
 
 DIR = Path(__file__).resolve().parent.parent / "data" / "microbench" / "wide_k_knee_h100"
 RUNS = ("wide_k_knee.jsonl", "wide_k_knee_repeat.jsonl")
@@ -61,23 +61,12 @@ def place_of(r: dict) -> int:
 
 
 def gpc_panels(smids: list[int], gpc_of_sm: list[int], tile_n: int, kb: int) -> dict[str, float]:
-    """A placement's (sequence b -> %smid) distinct A / B panels a GPC a round (means over GPCs and rounds, every
-    round as the kernel walks it: sequence b's tile in round j is (b + sms j) mod tiles), the most A panels, and the
-    distinct kB a GPC a round: A panels x 128 rows + B panels x tile_n rows, each row kb x 128 B."""
-    sms, tiles_n = len(smids), WIDE_N // tile_n
-    total = TILES_M * tiles_n
-    rounds = -(-total // sms)
-    gpcs = sorted({gpc_of_sm[s] for s in smids})
-    gpc_a = gpc_b = gpc_a_max = samples = 0
-    for j in range(rounds):
-        mn = [tile_mn((b + sms * j) % total, TILES_M, tiles_n) for b in range(sms)]
-        for g in gpcs:
-            tiles = [mn[b] for b, s in enumerate(smids) if gpc_of_sm[s] == g]
-            da = len({m for m, _ in tiles})
-            gpc_a, gpc_b, gpc_a_max = gpc_a + da, gpc_b + len({n for _, n in tiles}), max(gpc_a_max, da)
-            samples += 1
-    a, b = gpc_a / samples, gpc_b / samples
-    return {"gpc_a": a, "gpc_b": b, "gpc_a_max": gpc_a_max, "a_kb": a * 128 * kb * 128 / 1e3,
+    """A placement's (sequence b -> %smid) distinct A / B panels a GPC a round (_mb_records.placement_sharing: means
+    over GPCs and rounds, every round as the kernel walks it), the most A panels, and the distinct kB a GPC a round:
+    A panels x 128 rows + B panels x tile_n rows, each row kb x 128 B."""
+    x = placement_sharing(smids, gpc_of_sm, TILES_M, WIDE_N // tile_n)
+    a, b = x["gpc_a"], x["gpc_b"]
+    return {"gpc_a": a, "gpc_b": b, "gpc_a_max": x["gpc_a_max"], "a_kb": a * 128 * kb * 128 / 1e3,
             "b_kb": b * tile_n * kb * 128 / 1e3, "gpc_kb": (a * 128 + b * tile_n) * kb * 128 / 1e3}
 
 
@@ -127,18 +116,9 @@ def main(argv: list[str]) -> int:
     print()
     print("each run alone: its map's kB a GPC a round, cycles a stage / ns a stage / land cycles (medians of its "
           "rounds)")
-    print("| tile | kb | variant | " + " | ".join(runs) + " |")
-    print("| --- | --- | --- | " + " | ".join("---" for _ in runs) + " |")
-    for tn, kb in CONFIGS:
-        for v in VARIANTS:
-            cells = []
-            for run in runs:
-                xs = [r for r in rows if r["bench"] == "tma_wide_k_knee" and r["run"] == run
-                      and (r["tile_n"], r["kb"], r["variant"]) == (tn, kb, v)]
-                cells.append(f"{m[(run, tn, kb, v)]['gpc_kb']:.0f} kB: {median_of(xs, 'cycles_per_stage'):.0f} / "
-                             f"{median_of(xs, 'ns_per_stage'):.0f} / {median_of(xs, 'land_cycles'):.0f}"
-                             if xs else "-")
-            print(f"| 128x{tn}x{64 * kb} | {kb} | {v} | " + " | ".join(cells) + " |")
+    print_run_table(rows, "tma_wide_k_knee", runs, CONFIGS, VARIANTS, lambda xs, run, tn, kb, v: (
+        f"{m[(run, tn, kb, v)]['gpc_kb']:.0f} kB: {median_of(xs, 'cycles_per_stage'):.0f} / "
+        f"{median_of(xs, 'ns_per_stage'):.0f} / {median_of(xs, 'land_cycles'):.0f}"))
     print()
     print("the kernel clock (MHz, median over both runs' rounds) at each place of a configuration's order of launches")
     print("| tile | kb | " + " | ".join(str(k) for k in range(len(VARIANTS))) + " |")

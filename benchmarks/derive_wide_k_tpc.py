@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _mb_records import median_of, read_mb, tile_mn, variant_cycles  # noqa: E402
+from _mb_records import median_of, placement_sharing, print_run_table, read_mb, variant_cycles  # noqa: E402
 
 DIR = Path(__file__).resolve().parent.parent / "data" / "microbench" / "wide_k_tpc_h100"
 RUNS = ("wide_k_tpc.jsonl", "wide_k_tpc_repeat.jsonl")
@@ -45,33 +45,9 @@ def summary(rows: list[dict]) -> dict[tuple[int, int, str], dict[str, float]]:
 
 
 def sharing(smids: list[int], gpc_of_sm: list[int], tile_n: int) -> dict[str, float]:
-    """A placement's (sequence b -> %smid) sharing as mb_tma's tpc_sharing counts it, every round as the kernel walks
-    it (sequence b's tile in round j: (b + sms j) mod tiles): share_a / share_b, tpcs_a, gpc_a / gpc_b,
-    gpc_a_max."""
-    sms, tiles_n = len(smids), WIDE_N // tile_n
-    total = TILES_M * tiles_n
-    rounds = -(-total // sms)
-    seq_on = {s: b for b, s in enumerate(smids)}
-    gpcs = sorted({gpc_of_sm[s] for s in smids})
-    same_a = same_b = pairs = samples = 0
-    gpc_a = gpc_b = gpc_a_max = 0
-    tpcs_a: set[int] = set()
-    for j in range(rounds):
-        mn = [tile_mn((b + sms * j) % total, TILES_M, tiles_n) for b in range(sms)]
-        for s in sorted(seq_on):
-            if s % 2 or s + 1 not in seq_on:
-                continue
-            (m1, n1), (m2, n2) = mn[seq_on[s]], mn[seq_on[s + 1]]
-            same_a, same_b, pairs = same_a + (m1 == m2), same_b + (n1 == n2), pairs + 1
-            if m1 == m2:
-                tpcs_a.add(s // 2)
-        for g in gpcs:
-            tiles = [mn[b] for b, s in enumerate(smids) if gpc_of_sm[s] == g]
-            da = len({m for m, _ in tiles})
-            gpc_a, gpc_b, gpc_a_max = gpc_a + da, gpc_b + len({n for _, n in tiles}), max(gpc_a_max, da)
-            samples += 1
-    return {"share_a": same_a / pairs, "share_b": same_b / pairs, "tpcs_a": len(tpcs_a), "gpc_a": gpc_a / samples,
-            "gpc_b": gpc_b / samples, "gpc_a_max": gpc_a_max}
+    """A placement's (sequence b -> %smid) sharing on the 8192^3 grid of tile_n-wide tiles, as mb_tma's tpc_sharing
+    counts it (_mb_records.placement_sharing)."""
+    return placement_sharing(smids, gpc_of_sm, TILES_M, WIDE_N // tile_n)
 
 
 def main() -> int:
@@ -98,17 +74,8 @@ def main() -> int:
                   f"{x['wait']:.0f} | {x['mhz']:.0f} | {x['same_sm']} | {x['mapped']} |")
     print()
     print("each run alone: cycles a stage / land, median of its 4 rounds")
-    print("| tile | kb | variant | " + " | ".join(RUNS) + " |")
-    print("| --- | --- | --- | " + " | ".join("---" for _ in RUNS) + " |")
-    for tn, kb in CONFIGS:
-        for v in VARIANTS:
-            cells = []
-            for run in RUNS:
-                xs = [r for r in rows if r["bench"] == "tma_wide_k_tpc" and r["run"] == run
-                      and (r["tile_n"], r["kb"], r["variant"]) == (tn, kb, v)]
-                cells.append(f"{median_of(xs, 'cycles_per_stage'):.0f} / {median_of(xs, 'land_cycles'):.0f}"
-                             if xs else "-")
-            print(f"| 128x{tn}x{64 * kb} | {kb} | {v} | " + " | ".join(cells) + " |")
+    print_run_table(rows, "tma_wide_k_tpc", RUNS, CONFIGS, VARIANTS, lambda xs, *_: (
+        f"{median_of(xs, 'cycles_per_stage'):.0f} / {median_of(xs, 'land_cycles'):.0f}"))
     print()
     for r in rows:
         if r["bench"] == "tma_wide_k_tpc_gpcs":
