@@ -1996,6 +1996,13 @@ static std::vector<int> wide_k_tpc_gpcs(const std::vector<int>& plain) {
 // How a placement (sequence b -> %smid) shares panels: the fraction of TPC tile rounds whose two SMs walk the same A
 // (same m) / B (same n) panel, the TPCs whose SMs share A in some round, and the distinct A / B panels a GPC a round.
 struct TpcSharing { double share_a = 0, share_b = 0, gpc_a = 0, gpc_b = 0; int tpcs_a = 0, gpc_a_max = 0; };
+
+// A map's sharing in a record, in the order every tpc / knee record carries it.
+static Rec& sharing_fields(Rec& r, const TpcSharing& s) {
+  return r.num("share_a", s.share_a).num("share_b", s.share_b).num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a)
+      .num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max);
+}
+
 static TpcSharing tpc_sharing(const std::vector<int>& sm_of_seq, const std::vector<int>& gpc, const WideKShape& sh) {
   const int sms = (int)sm_of_seq.size(), gpcs = *std::max_element(gpc.begin(), gpc.end()) + 1;
   std::vector<std::vector<std::pair<int, int>>> mn(sms);
@@ -2134,10 +2141,9 @@ static TpcMaps wide_k_tpc_maps(Ctx& c, const PlaceRef& ref, const std::vector<in
     m.place.push_back(v.mode == kTpcKeep ? base : tpc_repair(base, gpc, v.mode, sh));
     m.share.push_back(tpc_sharing(m.place.back(), gpc, sh));
     m.remap.push_back(upload_remap(m.place.back()));
-    const TpcSharing& s = m.share.back();
-    Rec("tma_wide_k_tpc_map").num("tile_n", TN).num("kb", KB).str("variant", v.name)
-        .str("smids", join_ints(m.place.back(), ',').c_str()).num("share_a", s.share_a).num("share_b", s.share_b)
-        .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max).emit();
+    Rec rec("tma_wide_k_tpc_map");
+    rec.num("tile_n", TN).num("kb", KB).str("variant", v.name).str("smids", join_ints(m.place.back(), ',').c_str());
+    sharing_fields(rec, m.share.back()).emit();
   }
   return m;
 }
@@ -2173,12 +2179,10 @@ static void wide_k_tpc_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, uns
   for (int k = 0; k < n; ++k) {
     const int i = (k + round) % n;
     const RemappedWalk r = remapped_walk<TN, KB>(c, maps, ref, m, i, smids, reps, land, waited);
-    const TpcSharing& s = m.share[i];
     Rec rec("tma_wide_k_tpc");
     rec.str("variant", kTpcVariants[i].name).str("launch", "plain").num("round", round).num("reps", reps)
-        .num("same_sm", r.same).num("mapped", r.mapped).num("share_a", s.share_a).num("share_b", s.share_b)
-        .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max);
-    wide_k_timing(rec, c, sh, TN, KB, 2, 1, r.w, land, waited).emit();
+        .num("same_sm", r.same).num("mapped", r.mapped);
+    wide_k_timing(sharing_fields(rec, m.share[i]), c, sh, TN, KB, 2, 1, r.w, land, waited).emit();
   }
 }
 
@@ -2274,10 +2278,10 @@ static TpcMaps wide_k_knee_maps(Ctx& c, const PlaceRef& ref, const std::vector<i
     m.remap.push_back(upload_remap(m.place.back()));
     const TpcSharing& s = m.share.back();
     const double a = knee_a_kb(s, KB), b = knee_b_kb(s, TN, KB);
-    Rec("tma_wide_k_knee_map").num("tile_n", TN).num("kb", KB).str("variant", v.name).num("moved", v.moved)
-        .num("pairs", v.pairs).str("smids", join_ints(m.place.back(), ',').c_str()).num("share_a", s.share_a)
-        .num("share_b", s.share_b).num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b)
-        .num("gpc_a_max", s.gpc_a_max).num("a_kb", a).num("b_kb", b).num("gpc_kb", a + b).emit();
+    Rec rec("tma_wide_k_knee_map");
+    rec.num("tile_n", TN).num("kb", KB).str("variant", v.name).num("moved", v.moved).num("pairs", v.pairs)
+        .str("smids", join_ints(m.place.back(), ',').c_str());
+    sharing_fields(rec, s).num("a_kb", a).num("b_kb", b).num("gpc_kb", a + b).emit();
   }
   return m;
 }
@@ -2296,9 +2300,8 @@ static void wide_k_knee_config(Ctx& c, const PlaceRef& ref, const TpcMaps& m, un
     Rec rec("tma_wide_k_knee");
     rec.str("variant", kKneeVariants[i].name).str("launch", "plain").num("round", round).num("place", k)
         .num("reps", reps).num("moved", kKneeVariants[i].moved).num("pairs", kKneeVariants[i].pairs)
-        .num("same_sm", r.same).num("mapped", r.mapped).num("share_a", s.share_a).num("share_b", s.share_b)
-        .num("tpcs_a", s.tpcs_a).num("gpc_a", s.gpc_a).num("gpc_b", s.gpc_b).num("gpc_a_max", s.gpc_a_max)
-        .num("a_kb", a).num("b_kb", b).num("gpc_kb", a + b);
+        .num("same_sm", r.same).num("mapped", r.mapped);
+    sharing_fields(rec, s).num("a_kb", a).num("b_kb", b).num("gpc_kb", a + b);
     wide_k_timing(rec, c, sh, TN, KB, 2, 1, r.w, land, waited).emit();
   }
 }
