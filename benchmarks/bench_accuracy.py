@@ -186,18 +186,26 @@ def _goals(totals: dict, halves) -> None:
         a, b = frames.get(("h100-sxm", half)), frames.get(("h200", half))
         if a is None or b is None:
             continue
-        key = ["shape", "dtype", "config_name", "sweep"]
-        a = a[a["m"] <= SKINNY_M].assign(sweep=lambda d: d["dataset"].str.replace("h100_", "", regex=False))
-        b = b[b["m"] <= SKINNY_M].assign(sweep=lambda d: d["dataset"].str.replace("h200_", "", regex=False))
-        both = a.merge(b, on=key, suffixes=("_100", "_200"))
+        both = skinny_pairs(a, b)
         if not len(both):
             continue
-        meas = both["meas_tflops_200"] / both["meas_tflops_100"]
-        pred = both["pred_tflops_200"] / both["pred_tflops_100"]
-        err = pred / meas - 1
+        meas, err = both["meas_speedup"], both["speedup_err"]
         print(f"  H200/H100 {half:<12} skinny speed-up (M <= {SKINNY_M}, {len(both)} points): measured median "
               f"x{meas.median():.2f}, predicted/measured - 1 median {err.median():+.1%}, within 5%: "
               f"{(err.abs() <= 0.05).sum()}/{len(both)}")
+
+
+def skinny_pairs(h100: pd.DataFrame, h200: pd.DataFrame) -> pd.DataFrame:
+    """The skinny GEMMs (M <= SKINNY_M) measured on both GPUs with the same shape, dtype and configuration in datasets
+    of the same sweep (h100_X / h200_X), merged (columns _100 / _200), with the measured and predicted H200/H100
+    speed-ups (meas_speedup, pred_speedup) and speedup_err = predicted / measured - 1."""
+    key = ["shape", "dtype", "config_name", "sweep"]
+    a = h100[h100["m"] <= SKINNY_M].assign(sweep=lambda d: d["dataset"].str.replace("h100_", "", regex=False))
+    b = h200[h200["m"] <= SKINNY_M].assign(sweep=lambda d: d["dataset"].str.replace("h200_", "", regex=False))
+    both = a.merge(b, on=key, suffixes=("_100", "_200"))
+    meas = both["meas_tflops_200"] / both["meas_tflops_100"]
+    pred = both["pred_tflops_200"] / both["pred_tflops_100"]
+    return both.assign(meas_speedup=meas, pred_speedup=pred, speedup_err=pred / meas - 1)
 
 
 def _clocks(sp, halves, skip=()) -> None:
