@@ -49,28 +49,34 @@ def mva_cycle(customers: int, demands: tuple[float, ...], delay: float) -> float
     return cycle
 
 
+def shallow_rings(name: str, hw):
+    """The 8192^3 bf16 rows of a dataset at 2-3 stages without clusters: (its configuration, problem, kernel clock,
+    cycles a k-block measured and predicted at that clock)."""
+    for r in measured_frame([DATA / name])[0].itertuples():
+        cfg = KernelConfig.from_name(r.config_name)
+        if (r.m, r.n, r.k) != (8192, 8192, 8192) or r.dtype != "bf16" or cfg.stages > 3 or cfg.cluster_size > 1:
+            continue
+        clk, p = r.meas_kernel_clock_hz, make_problem((r.m, r.n, r.k), r.dtype)
+        kblocks = 8192 * 8192 / (cfg.tile_m * cfg.tile_n) / hw.sm_count * 8192 / cfg.tile_k
+        yield (cfg, p, clk, r.meas_time_s * clk / kblocks, predict(p, cfg, hw, clock_hz=clk).time_s * clk / kblocks)
+
+
 def rows() -> list[tuple]:
     """(tile, stages, swizzle, file, L2 share cycles, tag share cycles, measured, predicted, closed-network cycles a
     k-block)."""
     hw, fam, out = load_hardware("h100-sxm"), get_family(None), []
     for name in FILES:
-        for r in measured_frame([DATA / name])[0].itertuples():
-            cfg = KernelConfig.from_name(r.config_name)
-            if (r.m, r.n, r.k) != (8192, 8192, 8192) or r.dtype != "bf16" or cfg.stages > 3 or cfg.cluster_size > 1:
-                continue
-            clk, p = r.meas_kernel_clock_hz, make_problem((r.m, r.n, r.k), r.dtype)
+        for cfg, p, clk, meas, pred in shallow_rings(name, hw):
             sp = build_inputs(p, cfg, hw, clk, fam, 0.0).params
             l2 = sp.l2_bytes_per_stage / sp.l2_bytes_per_clock
             tags = sp.tag_cycles_per_stage
-            kblocks = 8192 * 8192 / (cfg.tile_m * cfg.tile_n) / hw.sm_count * 8192 / cfg.tile_k
             delay = (sp.tma_latency_cycles + sp.stage_smem_bytes / sp.tma_bytes_per_clock + 2 * sp.wait_cycles
                      + sp.tma_issue_cycles)
             inflight = cfg.stages - 1
             closed = mva_cycle(hw.sm_count * inflight, (l2 / hw.sm_count, tags / hw.sm_count), delay) / inflight
             mma = sp.instr_per_stage * sp.instr_math_cycles
             out.append((f"{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}", cfg.stages, cfg.swizzle_a.value, name, l2, tags,
-                        r.meas_time_s * clk / kblocks, predict(p, cfg, hw, clock_hz=clk).time_s * clk / kblocks,
-                        max(closed, mma)))
+                        meas, pred, max(closed, mma)))
     return sorted(set(out))
 
 
@@ -78,18 +84,10 @@ def per_gpu_rows() -> list[tuple]:
     """(tile, stages, swizzle, H100 measured, H100 predicted, H200 measured, H200 predicted cycles a k-block at each
     row's kernel clock) for the 8192^3 bf16 rings of the calib47 sweep at 2-3 stages without clusters on both GPUs."""
     got: dict = {}
-    for gpu in ("h100-sxm", "h200"):
-        hw = load_hardware(gpu)
-        name = ("h100" if gpu == "h100-sxm" else "h200") + "_calib47.jsonl"
-        for r in measured_frame([DATA / name])[0].itertuples():
-            cfg = KernelConfig.from_name(r.config_name)
-            if (r.m, r.n, r.k) != (8192, 8192, 8192) or r.dtype != "bf16" or cfg.stages > 3 or cfg.cluster_size > 1:
-                continue
-            clk, p = r.meas_kernel_clock_hz, make_problem((r.m, r.n, r.k), r.dtype)
-            kblocks = 8192 * 8192 / (cfg.tile_m * cfg.tile_n) / hw.sm_count * 8192 / cfg.tile_k
+    for gpu, name in (("h100-sxm", "h100_calib47.jsonl"), ("h200", "h200_calib47.jsonl")):
+        for cfg, _, _, meas, pred in shallow_rings(name, load_hardware(gpu)):
             key = (f"{cfg.tile_m}x{cfg.tile_n}x{cfg.tile_k}", cfg.stages, cfg.swizzle_a.value)
-            got.setdefault(key, {})[gpu] = (r.meas_time_s * clk / kblocks,
-                                            predict(p, cfg, hw, clock_hz=clk).time_s * clk / kblocks)
+            got.setdefault(key, {})[gpu] = (meas, pred)
     return sorted(k + v["h100-sxm"] + v["h200"] for k, v in got.items() if len(v) == 2)
 
 
